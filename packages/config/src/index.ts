@@ -1,0 +1,3 @@
+export * from './interpolate.js';
+export * from './schema.js';
+export * from './settings.js';

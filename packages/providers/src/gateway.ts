@@ -1,0 +1,99 @@
+import {
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatCompletionRequest,
+  type ChunkChoice,
+  completionId,
+  messageText,
+  type Usage,
+  unixSeconds,
+} from '@switchboard/protocol';
+import type { CallContext, ProviderChunk } from './provider.js';
+import type { ModelRegistry } from './registry.js';
+import { countPromptTokens, countText, makeUsage } from './usage.js';
+
+export interface CompletionStream {
+  id: string;
+  model: string;
+  chunks: AsyncIterable<ChatCompletionChunk>;
+}
+
+/**
+ * The chat-completions service both apps use: resolves the model, calls its provider, and
+ * stamps one `id`, `created` and `model` on the answer; usage is the upstream's, else counted.
+ */
+export class Gateway {
+  constructor(readonly registry: ModelRegistry) {}
+
+  async complete(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion> {
+    const target = this.registry.resolve(request.model);
+    const answer = await target.provider.complete(request, target.upstreamModel, ctx);
+    const usage =
+      answer.usage ??
+      makeUsage(
+        countPromptTokens(request.messages),
+        answer.choices.reduce((sum, c) => sum + countText(messageText(c.message.content)), 0),
+      );
+    return {
+      ...answer.extra,
+      id: completionId(),
+      object: 'chat.completion',
+      created: unixSeconds(),
+      model: target.id,
+      choices: answer.choices,
+      usage,
+    };
+  }
+
+  /** Resolves once the upstream has accepted the request; chunks then flow as they arrive. */
+  async stream(request: ChatCompletionRequest, ctx: CallContext): Promise<CompletionStream> {
+    const target = this.registry.resolve(request.model);
+    const upstream = await target.provider.stream(request, target.upstreamModel, ctx);
+    const id = completionId();
+    return { id, model: target.id, chunks: normalizeStream(upstream, request, { id, model: target.id, created: unixSeconds() }) };
+  }
+}
+
+/**
+ * Makes any provider's chunks a well-formed OpenAI stream: the first delta of each choice
+ * carries `role`, every choice ends with a `finish_reason`, and with
+ * `stream_options.include_usage` a last chunk holds `choices: []` and the usage.
+ */
+async function* normalizeStream(
+  upstream: AsyncIterable<ProviderChunk>,
+  request: ChatCompletionRequest,
+  head: { id: string; model: string; created: number },
+): AsyncGenerator<ChatCompletionChunk> {
+  const started = new Set<number>();
+  const finished = new Set<number>();
+  let usage: Usage | null = null;
+  let completionTokens = 0;
+  const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({ ...head, object: 'chat.completion.chunk', choices });
+
+  for await (const piece of upstream) {
+    if (piece.usage) usage = piece.usage;
+    if (piece.choices.length === 0) continue;
+    const choices = piece.choices.map((choice) => {
+      if (typeof choice.delta.content === 'string' && !usage) completionTokens += countText(choice.delta.content);
+      if (choice.finish_reason) finished.add(choice.index);
+      if (started.has(choice.index)) return choice;
+      started.add(choice.index);
+      return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
+    });
+    yield chunk(choices);
+  }
+
+  const open = [...(started.size ? started : [0])].filter((index) => !finished.has(index));
+  if (open.length) {
+    yield chunk(
+      open.map((index) => ({
+        index,
+        delta: started.has(index) ? {} : { role: 'assistant' as const, content: '' },
+        finish_reason: 'stop',
+      })),
+    );
+  }
+  if (request.stream_options?.include_usage) {
+    yield { ...chunk([]), usage: usage ?? makeUsage(countPromptTokens(request.messages), completionTokens) };
+  }
+}

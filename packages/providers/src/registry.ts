@@ -1,0 +1,65 @@
+import type { Settings } from '@switchboard/config';
+import { type ModelList, modelNotFound, unixSeconds } from '@switchboard/protocol';
+import { AnthropicProvider } from './anthropic/index.js';
+import { LocalProvider } from './local/index.js';
+import { OpenAIProvider } from './openai/index.js';
+import type { Provider } from './provider.js';
+
+export interface ResolvedModel {
+  /** `<provider>/<model>`, as the response's `model` names it. */
+  id: string;
+  provider: Provider;
+  /** The name the upstream knows the model by. */
+  upstreamModel: string;
+}
+
+/**
+ * Which provider serves which model id. Built once at start-up; `resolve` is a map look-up.
+ * Ids split on the first `/` (`openrouter/meta/llama-3` is provider `openrouter`, model
+ * `meta/llama-3`); `default` is the configured default model; a bare model name works when
+ * exactly one provider lists it.
+ */
+export class ModelRegistry {
+  private readonly byId = new Map<string, ResolvedModel>();
+  private readonly byBareName = new Map<string, ResolvedModel | null>();
+  readonly providers: readonly Provider[];
+  readonly modelList: ModelList;
+
+  constructor(providers: Provider[], defaultModel: string) {
+    this.providers = providers;
+    const created = unixSeconds();
+    const data: ModelList['data'] = [];
+    for (const provider of providers) {
+      for (const upstreamModel of provider.models) {
+        const entry: ResolvedModel = { id: `${provider.name}/${upstreamModel}`, provider, upstreamModel };
+        this.byId.set(entry.id, entry);
+        this.byBareName.set(upstreamModel, this.byBareName.has(upstreamModel) ? null : entry);
+        data.push({ id: entry.id, object: 'model', created, owned_by: provider.name });
+      }
+    }
+    this.modelList = { object: 'list', data };
+    const fallback = this.byId.get(defaultModel);
+    if (!fallback) throw new Error(`defaultModel '${defaultModel}' is not served by any configured provider`);
+    this.byId.set('default', fallback);
+  }
+
+  resolve(model: string): ResolvedModel {
+    const found = this.byId.get(model) ?? this.byBareName.get(model);
+    if (!found) throw modelNotFound(model);
+    return found;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.providers.map((p) => p.close()));
+  }
+}
+
+/** Every configured provider plus the built-in `local` (which a configured `local` replaces). */
+export function createRegistry(settings: Settings): ModelRegistry {
+  const providers: Provider[] = [];
+  if (!settings.config.providers.local) providers.push(new LocalProvider());
+  for (const [name, config] of Object.entries(settings.config.providers)) {
+    providers.push(config.type === 'anthropic' ? new AnthropicProvider(name, config) : new OpenAIProvider(name, config));
+  }
+  return new ModelRegistry(providers, settings.defaultModel);
+}

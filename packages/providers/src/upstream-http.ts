@@ -1,0 +1,129 @@
+import { AppError, errorBodySchema, invalidRequest, upstreamError, upstreamTimeout } from '@switchboard/protocol';
+import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+
+/**
+ * The HTTP side of talking to an upstream: one keep-alive connection pool per provider, and the
+ * single place where transport failures and upstream statuses become client-facing errors.
+ */
+export interface UpstreamTarget {
+  /** Provider name, used in error messages. */
+  name: string;
+  timeoutMs: number;
+  /** Values to cut out of any upstream text shown to a client. */
+  secrets: readonly string[];
+}
+
+export function createPool(): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256, pipelining: 1 });
+}
+
+export interface PostJsonOptions {
+  dispatcher: Dispatcher;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal: AbortSignal;
+}
+
+/** POSTs JSON and returns the response once a 2xx status and headers are in; otherwise throws. */
+export async function postJson(target: UpstreamTarget, options: PostJsonOptions): Promise<Dispatcher.ResponseData> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(options.url, {
+      dispatcher: options.dispatcher,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
+      body: JSON.stringify(options.body),
+      signal: options.signal,
+      headersTimeout: target.timeoutMs,
+      bodyTimeout: target.timeoutMs,
+    });
+  } catch (err) {
+    throw transportError(target, err);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  const text = await readText(response.body, 64 * 1024).catch(() => '');
+  throw statusError(target, response.statusCode, text, response.headers['retry-after']);
+}
+
+/** Reads a body as text, at most `limit` bytes (error bodies must not exhaust memory). */
+export async function readText(body: AsyncIterable<Uint8Array>, limit = 32 * 1024 * 1024): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) throw upstreamError('The upstream response is too large.', 'upstream_invalid_response');
+    parts.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** Turns a failure while sending or reading into a 502/504 (or passes an abort through). */
+export function transportError(target: UpstreamTarget, err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  if (isAbort(err)) return err;
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    return upstreamTimeout(`Upstream '${target.name}' did not answer within ${target.timeoutMs} ms.`, err);
+  }
+  if (err instanceof undiciErrors.ConnectTimeoutError) {
+    return upstreamTimeout(`Upstream '${target.name}' could not be reached in time.`, err);
+  }
+  return upstreamError(`Upstream '${target.name}' could not be reached (${errorCode(err)}).`, 'upstream_unreachable', err);
+}
+
+export function isAbort(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err.name === 'AbortError' ||
+      (err as { code?: string }).code === 'UND_ERR_ABORTED' ||
+      err instanceof undiciErrors.RequestAbortedError)
+  );
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === 'string' ? code : 'network error';
+}
+
+/** Maps an upstream's non-2xx answer to what our client sees, in one place. */
+export function statusError(target: UpstreamTarget, status: number, text: string, retryAfter?: string | string[]): AppError {
+  const upstreamMessage = scrub(extractMessage(text), target.secrets);
+  const who = `Upstream '${target.name}'`;
+  if (status === 400 || status === 413 || status === 422) {
+    return invalidRequest(`${who} rejected the request: ${upstreamMessage || `status ${status}`}`, null, 'upstream_bad_request');
+  }
+  if (status === 401 || status === 403) {
+    return upstreamError(`${who} refused the gateway's credentials (status ${status}).`, 'upstream_auth_failed');
+  }
+  if (status === 429) {
+    const headers: Record<string, string> = {};
+    const value = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    if (value) headers['Retry-After'] = value;
+    return new AppError(`${who} is rate limiting requests${upstreamMessage ? `: ${upstreamMessage}` : '.'}`, {
+      status: 429,
+      type: 'rate_limit_error',
+      code: 'upstream_rate_limited',
+      headers,
+    });
+  }
+  if (status === 408 || status === 504) return upstreamTimeout(`${who} timed out (status ${status}).`);
+  return upstreamError(`${who} failed with status ${status}${upstreamMessage ? `: ${upstreamMessage}` : '.'}`);
+}
+
+function extractMessage(text: string): string {
+  if (!text) return '';
+  try {
+    const parsed = errorBodySchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data.error.message.slice(0, 500);
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret && out.includes(secret)) out = out.split(secret).join('[redacted]');
+  return out;
+}
