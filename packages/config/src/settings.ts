@@ -15,6 +15,8 @@ export interface Settings {
   /** Every Redis key and BullMQ queue lives under this prefix. @defaultValue "switchboard" */
   redisPrefix: string;
   logLevel: LogLevel;
+  /** How long SIGTERM waits for in-flight requests and streams. @defaultValue 30000 */
+  drainMs: number;
   configPath: string | null;
   config: FileConfig;
   /** The model `default` resolves to. */
@@ -50,11 +52,20 @@ export function loadSettings(env: Env): Settings {
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
     redisPrefix: env.SWITCHBOARD_REDIS_PREFIX || 'switchboard',
     logLevel,
+    drainMs: positiveInt(env, 'SWITCHBOARD_DRAIN_MS', 30_000),
     configPath,
     config,
     defaultModel: config.defaultModel ?? firstModel(config) ?? LOCAL_MODEL,
     secrets: collectSecrets(config),
   };
+}
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name}: '${raw}' is not a whole number`);
+  return value;
 }
 
 export function readConfigFile(path: string, env: Env): FileConfig {

@@ -68,7 +68,13 @@ async function* normalizeStream(
   const finished = new Set<number>();
   let usage: Usage | null = null;
   let completionTokens = 0;
-  const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({ ...head, object: 'chat.completion.chunk', choices });
+  const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    choices,
+  });
 
   for await (const piece of upstream) {
     if (piece.usage) usage = piece.usage;

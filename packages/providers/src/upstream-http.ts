@@ -71,6 +71,13 @@ export function transportError(target: UpstreamTarget, err: unknown): unknown {
   return upstreamError(`Upstream '${target.name}' could not be reached (${errorCode(err)}).`, 'upstream_unreachable', err);
 }
 
+/** A failure while reading a stream that had begun: the stream is broken, not unreachable. */
+export function streamError(target: UpstreamTarget, err: unknown): unknown {
+  if (err instanceof AppError || isAbort(err)) return err;
+  if (err instanceof undiciErrors.BodyTimeoutError) return transportError(target, err);
+  return upstreamError(`Upstream '${target.name}' broke off the stream (${errorCode(err)}).`, 'upstream_stream_broken', err);
+}
+
 export function isAbort(err: unknown): boolean {
   return (
     err instanceof Error &&

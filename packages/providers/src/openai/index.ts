@@ -2,7 +2,7 @@ import type { ProviderConfig } from '@switchboard/config';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from '../provider.js';
 import { parseSse } from '../sse-parser.js';
-import { createPool, postJson, readText, transportError, type UpstreamTarget } from '../upstream-http.js';
+import { createPool, postJson, readText, streamError, transportError, type UpstreamTarget } from '../upstream-http.js';
 import { chatCompletionsUrl, openaiHeaders } from './api.js';
 import { fromUpstreamEvent, fromUpstreamResponse, toUpstreamRequest } from './chat-complete.js';
 
@@ -59,7 +59,7 @@ export class OpenAIProvider implements Provider {
         else if (chunk) yield chunk;
       }
     } catch (err) {
-      throw transportError(this.target, err);
+      throw streamError(this.target, err);
     } finally {
       if (!done) body.destroy();
     }

@@ -1,0 +1,46 @@
+import type { Logger } from '@switchboard/logger';
+import { AppError, toErrorResponse } from '@switchboard/protocol';
+import type { Middleware } from 'koa';
+
+/**
+ * Registered first: any error below becomes the OpenAI error body. Errors from koa-body and
+ * the router (http-errors with `expose`) keep their 4xx status; anything unknown is a 500
+ * whose message and stack go to the log only.
+ */
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const error = fromHttpError(err);
+      const { status, body, headers } = toErrorResponse(error);
+      if (status >= 500 && !(error instanceof AppError)) {
+        logger.error('unhandled error', { request_id: ctx.state.requestId, error: (err as Error)?.stack ?? String(err) });
+      }
+      if (ctx.headerSent || !ctx.writable) return; // a stream in progress handles its own errors
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
+    }
+  };
+}
+
+/** koa-body and @koa/router throw http-errors; give them OpenAI-shaped messages. */
+function fromHttpError(err: unknown): unknown {
+  if (err instanceof AppError || !(err instanceof Error)) return err;
+  const e = err as Error & { status?: number; expose?: boolean; type?: string };
+  if (typeof e.status !== 'number' || e.status < 400 || e.status >= 500) return err;
+  const messages: Record<string, string> = {
+    'entity.parse.failed': 'The request body is not valid JSON.',
+    'entity.too.large': 'The request body is too large.',
+    'encoding.unsupported': 'The request body has an unsupported content encoding.',
+    'charset.unsupported': 'The request body has an unsupported charset.',
+    'request.aborted': 'The request was aborted by the client.',
+  };
+  const badJson = e instanceof SyntaxError || e.type === 'entity.parse.failed';
+  const message = badJson
+    ? messages['entity.parse.failed']!
+    : (e.type && messages[e.type]) || (e.expose ? e.message : 'The request could not be processed.');
+  const code = e.status === 413 ? 'request_too_large' : badJson ? 'invalid_json' : null;
+  return new AppError(message, { status: e.status, type: 'invalid_request_error', code });
+}

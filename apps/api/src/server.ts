@@ -1,0 +1,34 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { type AppDeps, closeDeps } from './deps.js';
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  /** Stops accepting connections, lets in-flight requests finish (up to `drainMs`), closes deps. */
+  close(drainMs?: number): Promise<void>;
+}
+
+export async function startServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
+  const server = createServer({ keepAliveTimeout: 65_000 }, createApp(deps).callback());
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    async close(drainMs = 30_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+      await closed;
+      clearTimeout(deadline);
+      await closeDeps(deps);
+    },
+  };
+}

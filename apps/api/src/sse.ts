@@ -1,0 +1,36 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { toErrorResponse } from '@switchboard/protocol';
+
+/**
+ * Server-Sent Events out: headers that stop proxies from buffering, one `data:` frame per
+ * event as soon as it exists, back-pressure respected. JSON.stringify escapes CR and LF, so a
+ * payload can never break a frame.
+ */
+export function openSse(res: ServerResponse): void {
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+    Connection: 'keep-alive',
+  });
+  res.flushHeaders();
+}
+
+export async function writeEvent(res: ServerResponse, data: unknown): Promise<void> {
+  if (res.destroyed) return;
+  if (!res.write(`data: ${JSON.stringify(data)}\n\n`)) {
+    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  }
+}
+
+/** `[DONE]` and the end of the response. */
+export function endSse(res: ServerResponse): void {
+  if (!res.destroyed) res.end('data: [DONE]\n\n');
+}
+
+/** An error after the stream began: one `data: {"error":…}` event, then the stream is closed. */
+export function failSse(res: ServerResponse, err: unknown): void {
+  if (res.destroyed) return;
+  res.end(`data: ${JSON.stringify(toErrorResponse(err).body)}\n\n`);
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { loadSettings, type Settings } from '@switchboard/config';
+import { createLogger } from '@switchboard/logger';
+import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
+import { createDeps } from '../deps.js';
+import { type RunningServer, startServer } from '../server.js';
+
+export interface TestGateway {
+  url: string;
+  /** `{url}/v1`, for the openai client's `baseURL`. */
+  baseURL: string;
+  settings: Settings;
+  prefix: string;
+  /** Every log line written so far, parsed. */
+  logs: Record<string, unknown>[];
+  rawLogs: string[];
+  running: RunningServer;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /** Reuse another gateway's prefix (several API processes on one Redis). */
+  prefix?: string;
+}
+
+/** The real app on a free port, with its own Redis key prefix and captured logs. */
+export async function startGateway(options: StartOptions = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const configPath = join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify(options.config ?? {}));
+  const prefix = options.prefix ?? testPrefix();
+  const settings = loadSettings({
+    REDIS_URL: testRedisUrl(),
+    SWITCHBOARD_CONFIG: configPath,
+    SWITCHBOARD_REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const rawLogs: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        rawLogs.push(line);
+        logs.push(JSON.parse(line));
+      }
+      done();
+    },
+  });
+  const logger = createLogger({ level: settings.logLevel, secrets: settings.secrets, stream });
+  const deps = createDeps(settings, { logger });
+  const running = await startServer(deps, 0, '127.0.0.1');
+  return {
+    url: running.url,
+    baseURL: `${running.url}/v1`,
+    settings,
+    prefix,
+    logs,
+    rawLogs,
+    running,
+    async close() {
+      await running.close(1_000);
+      if (!options.prefix) await deleteKeys(prefix, settings.redisUrl);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves when `check` passes (polling), for effects that happen after a response. */
+export async function eventually<T>(check: () => T | Promise<T>, attempts = 100, delayMs = 20): Promise<T> {
+  let lastError: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await check();
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
+  throw lastError;
+}

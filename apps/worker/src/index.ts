@@ -1,0 +1,1 @@
+export { startHeartbeat } from './heartbeat.js';

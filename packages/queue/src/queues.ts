@@ -1,0 +1,33 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/** Every BullMQ key lives under `<prefix>:bull`, next to the rest of Switchboard's state. */
+export function bullPrefix(redisPrefix: string): string {
+  return `${redisPrefix}:bull`;
+}
+
+/** The one queue of inbound channel messages. */
+export const INBOUND_QUEUE = 'inbound';
+
+export function createInboundQueue(connection: Redis, redisPrefix: string): Queue {
+  return new Queue(INBOUND_QUEUE, { connection, prefix: bullPrefix(redisPrefix) });
+}
+
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  completed: number;
+}
+
+export async function queueCounts(queue: Queue): Promise<QueueCounts> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'paused');
+  return {
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
+    active: counts.active ?? 0,
+    delayed: counts.delayed ?? 0,
+    failed: counts.failed ?? 0,
+    completed: counts.completed ?? 0,
+  };
+}

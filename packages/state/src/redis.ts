@@ -1,0 +1,60 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+export type { Redis };
+
+/**
+ * A Redis client that never blocks a request while Redis is away: commands fail at once
+ * instead of queueing (`enableOfflineQueue: false`), and it reconnects by itself forever.
+ * The database index in the URL (`redis://host:6379/3`) is honoured by ioredis.
+ */
+export function createRedis(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    lazyConnect: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    ...options,
+  });
+}
+
+/** For BullMQ, which needs `maxRetriesPerRequest: null` and an offline queue on its connections. */
+export function createQueueRedis(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    ...options,
+  });
+}
+
+/** True when Redis answers PING within `timeoutMs`. */
+export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const answer = await Promise.race([
+      redis.ping(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('ping timed out')), timeoutMs);
+      }),
+    ]);
+    return answer === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Silences the client's 'error' events (reconnects are automatic); `onError` may log them. */
+export function quietErrors(redis: Redis, onError?: (err: Error) => void): Redis {
+  let last = 0;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (onError && now - last > 10_000) onError(err); // at most one line per 10 s while Redis is down
+    last = now;
+  });
+  return redis;
+}

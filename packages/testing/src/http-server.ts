@@ -1,0 +1,63 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  json: unknown;
+}
+
+export type Handler = (req: RecordedRequest, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
+
+export interface LocalServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** Replaces the handler for the requests that follow. */
+  handle(handler: Handler): void;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 and a free port, recording every request it gets. */
+export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+  let current = handler;
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer(async (raw, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of raw) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
+    const recorded = { method: raw.method ?? '', url: raw.url ?? '', headers: raw.headers, body, json };
+    requests.push(recorded);
+    try {
+      await current(recorded, res, raw);
+    } catch (err) {
+      if (!res.headersSent) res.writeHead(500).end(String(err));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    handle(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}

@@ -1,0 +1,3 @@
+export * from './http-server.js';
+export * from './openai-upstream.js';
+export * from './redis-prefix.js';

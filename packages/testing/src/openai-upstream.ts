@@ -1,0 +1,66 @@
+import type { ServerResponse } from 'node:http';
+import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from './http-server.js';
+
+/**
+ * A local server speaking the OpenAI chat-completions wire format, as documented: JSON
+ * completions, SSE streams of `chat.completion.chunk`s ending in `data: [DONE]`, and error
+ * bodies `{"error":{…}}`. By default it answers `Upstream says: <last user text>`.
+ */
+export function completionBody(model: string, content: string, extra: Record<string, unknown> = {}) {
+  return {
+    id: 'chatcmpl-upstream123',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    system_fingerprint: 'fp_test',
+    choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    ...extra,
+  };
+}
+
+export function chunkBody(model: string, delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    id: 'chatcmpl-upstream123',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
+}
+
+export function lastUserText(req: RecordedRequest): string {
+  const body = req.json as { messages?: { role: string; content: unknown }[] } | undefined;
+  const last = [...(body?.messages ?? [])].reverse().find((m) => m.role === 'user');
+  return typeof last?.content === 'string' ? last.content : '';
+}
+
+export function openSse(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+}
+
+export function writeSse(res: ServerResponse, data: unknown): void {
+  res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+}
+
+/** The default behaviour: a reply built from the last user message, streamed word by word. */
+export const defaultOpenAIHandler: Handler = (req, res) => {
+  const body = req.json as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  const model = body?.model ?? 'unknown';
+  const reply = `Upstream says: ${lastUserText(req)}`;
+  if (!body?.stream) return sendJson(res, 200, completionBody(model, reply));
+  openSse(res);
+  writeSse(res, chunkBody(model, { role: 'assistant', content: '' }));
+  for (const word of reply.split(/(?<= )/)) writeSse(res, chunkBody(model, { content: word }));
+  writeSse(res, chunkBody(model, {}, 'stop'));
+  if (body.stream_options?.include_usage) {
+    writeSse(res, { ...chunkBody(model, {}), choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+  }
+  writeSse(res, '[DONE]');
+  res.end();
+};
+
+export function startOpenAIUpstream(handler: Handler = defaultOpenAIHandler): Promise<LocalServer> {
+  return startLocalServer(handler);
+}

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { ensureInstalled } from './lib/run.mjs';
+
+ensureInstalled();

@@ -1,0 +1,39 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+/** Runs a command in the repo root, inheriting stdio; exits the process if it fails. */
+export function run(cmd, args, { env } = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) {
+    console.error(`switchboard: '${[cmd, ...args].join(' ')}' failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+/** `npm ci` when node_modules is missing or older than the lockfile. */
+export function ensureInstalled() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
+  if (!stale && existsSync(bin('turbo')) && existsSync(bin('tsc'))) return;
+  console.log('switchboard: installing dependencies (npm ci)…');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+/** Builds every workspace (Turborepo caches what did not change). */
+export function build() {
+  run(bin('turbo'), ['run', 'build', '--output-logs=errors-only'], { env: { TURBO_TELEMETRY_DISABLED: '1' } });
+}
+
+export function tool(name, args, options) {
+  run(bin(name), args, options);
+}
+
+export function spawnNode(script, env) {
+  return spawn(process.execPath, [script], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+}
