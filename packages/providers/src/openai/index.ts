@@ -42,7 +42,7 @@ export class OpenAIProvider implements Provider {
     const response = await this.post(toUpstreamRequest(request, upstreamModel, true), ctx);
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
-      response.body.destroy();
+      await response.body.dump(); // destroy() here would raise an uncaught RequestAbortedError
       throw upstreamError(`Upstream '${this.name}' did not answer with an event stream.`, 'upstream_invalid_response');
     }
     return this.readStream(response.body);

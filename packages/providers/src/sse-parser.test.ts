@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseSse } from './sse-parser.js';
+
+async function collect(pieces: string[]) {
+  const encoder = new TextEncoder();
+  const events = [];
+  for await (const event of parseSse(
+    (async function* () {
+      for (const piece of pieces) yield encoder.encode(piece);
+    })(),
+  ))
+    events.push(event);
+  return events;
+}
+
+describe('parseSse', () => {
+  it('yields one event per blank-line-terminated block', async () => {
+    expect(await collect(['data: a\n\ndata: b\n\n'])).toEqual([
+      { event: null, data: 'a' },
+      { event: null, data: 'b' },
+    ]);
+  });
+
+  it('reassembles events split across reads, even inside a CRLF pair and a multi-byte character', async () => {
+    const bytes = 'event: delta\r\ndata: {"t":"é"}\r\n\r\n';
+    const encoded = new TextEncoder().encode(bytes);
+    const events = [];
+    for await (const event of parseSse(
+      (async function* () {
+        for (let i = 0; i < encoded.length; i++) yield encoded.slice(i, i + 1);
+      })(),
+    ))
+      events.push(event);
+    expect(events).toEqual([{ event: 'delta', data: '{"t":"é"}' }]);
+  });
+
+  it('joins multi-line data with newlines and skips comments', async () => {
+    expect(await collect([': keep-alive\n', 'data: one\ndata: two\n\n'])).toEqual([{ event: null, data: 'one\ntwo' }]);
+  });
+
+  it('accepts a lone CR as a line end', async () => {
+    expect(await collect(['data: x\r\rdata: y\r\r'])).toEqual([
+      { event: null, data: 'x' },
+      { event: null, data: 'y' },
+    ]);
+  });
+});
