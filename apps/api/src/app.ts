@@ -7,6 +7,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { healthRoutes } from './routes/health.js';
+import { hooksRoutes } from './routes/hooks.js';
 import { modelsRoutes } from './routes/models.js';
 import { statusRoutes } from './routes/status.js';
 
@@ -20,6 +21,7 @@ export function createApp(deps: AppDeps): Koa {
   modelsRoutes(router, deps);
   healthRoutes(router, deps);
   statusRoutes(router, deps);
+  hooksRoutes(router, deps);
 
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
@@ -31,16 +33,9 @@ export function createApp(deps: AppDeps): Koa {
       throw methodNotAllowed(ctx.method, ctx.path, allow ? allow.split(/,\s*/) : []);
     }
   });
-  app.use(
-    koaBody({
-      json: true,
-      jsonLimit: '1mb',
-      text: false,
-      urlencoded: false,
-      multipart: false,
-      jsonStrict: true,
-    }),
-  );
+  const parseJson = koaBody({ json: true, jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, jsonStrict: true });
+  // Hooks read their raw bytes themselves: platform signatures are computed over them.
+  app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? next() : parseJson(ctx, next)));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {

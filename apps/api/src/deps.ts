@@ -5,23 +5,28 @@ import { createRegistry, Gateway, warmTokenizer } from '@switchboard/providers';
 import { createInboundQueue } from '@switchboard/queue';
 import {
   ActiveSessions,
-  createQueueRedis,
+  ChannelStats,
   createRedis,
   quietErrors,
   type Redis,
+  type StateKeys,
   stateKeys,
   WorkerRegistry,
 } from '@switchboard/state';
 import type { Queue } from 'bullmq';
+import { createHooks, type Hook } from './hook-registry.js';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
 export interface AppDeps {
   settings: Settings;
   logger: Logger;
   gateway: Gateway;
+  /** Fails fast while Redis is away (no offline queue), so requests never hang on it. */
   redis: Redis;
-  queueRedis: Redis;
+  keys: StateKeys;
   inboundQueue: Queue;
+  hooks: Map<string, Hook>;
+  channelStats: ChannelStats;
   sessions: ActiveSessions;
   workers: WorkerRegistry;
   version: string;
@@ -32,7 +37,6 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
   const redis = quietErrors(createRedis(settings.redisUrl), (err) => logger.warn('redis unavailable', { error: err.message }));
-  const queueRedis = quietErrors(createQueueRedis(settings.redisUrl));
   const keys = stateKeys(settings.redisPrefix);
   warmTokenizer();
   return {
@@ -40,8 +44,10 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     logger,
     gateway: new Gateway(createRegistry(settings)),
     redis,
-    queueRedis,
-    inboundQueue: createInboundQueue(queueRedis, settings.redisPrefix),
+    keys,
+    inboundQueue: createInboundQueue(redis, settings.redisPrefix),
+    hooks: createHooks(settings.config.hooks),
+    channelStats: new ChannelStats(redis, keys),
     sessions: new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds),
     workers: new WorkerRegistry(redis, keys),
     version: readVersion(),
@@ -52,7 +58,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.gateway.registry.close();
   await deps.inboundQueue.close().catch(() => {});
-  deps.queueRedis.disconnect();
+  await Promise.allSettled([...deps.hooks.values()].map((hook) => hook.adapter.close()));
   deps.redis.disconnect();
 }
 

@@ -1,9 +1,8 @@
 import { ConfigError, loadSettings } from '@switchboard/config';
-import { createLogger } from '@switchboard/logger';
-import { createRedis, quietErrors, stateKeys, WorkerRegistry } from '@switchboard/state';
-import { startHeartbeat } from './heartbeat.js';
+import { closeWorkerDeps, createWorkerDeps } from './deps.js';
+import { startWorker } from './worker.js';
 
-/** `npm run start:worker`: connect to Redis, heartbeat, stop cleanly on SIGINT/SIGTERM. */
+/** `npm run start:worker`: consume the inbound queue; SIGINT/SIGTERM finish active jobs, then exit 0. */
 async function main(): Promise<void> {
   let settings: ReturnType<typeof loadSettings>;
   try {
@@ -15,20 +14,17 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
-  const redis = quietErrors(createRedis(settings.redisUrl, { enableOfflineQueue: true }), (err) =>
-    logger.warn('redis unavailable', { error: err.message }),
-  );
-  const heartbeat = startHeartbeat(new WorkerRegistry(redis, stateKeys(settings.redisPrefix)), 1);
-  logger.info('worker started', { worker_id: heartbeat.id });
+  const deps = createWorkerDeps(settings);
+  const running = startWorker(deps);
+  deps.logger.info('worker started', { worker_id: running.heartbeat.id, concurrency: settings.config.worker.concurrency });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('worker stopping', { signal });
-    await heartbeat.stop();
-    redis.disconnect();
+    deps.logger.info('worker stopping: finishing active jobs', { signal });
+    await running.close();
+    await closeWorkerDeps(deps);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

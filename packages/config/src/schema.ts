@@ -35,13 +35,89 @@ export const sessionsSchema = z.strictObject({
   activeWindowSeconds: z.int().min(1).default(1800),
 });
 
+const hookCommon = {
+  /** The model that answers this hook. @defaultValue the config's defaultModel */
+  model: z.string().min(1).default('default'),
+  /** A system prompt prepended to every conversation of this hook (never stored). */
+  system: z.string().optional(),
+};
+
+export const genericHookSchema = z.strictObject({
+  type: z.literal('generic'),
+  /** Callers send it as `Authorization: Bearer <token>` or `X-Hook-Token`. */
+  token: z.string().min(8),
+  /** Where replies are POSTed; without it replies are only readable at GET /hooks/:name/jobs/:id. */
+  replyUrl: z.url({ protocol: /^https?$/ }).optional(),
+  ...hookCommon,
+});
+
+export const slackHookSchema = z.strictObject({
+  type: z.literal('slack'),
+  signingSecret: z.string().min(8),
+  botToken: z.string().min(8),
+  /** The bot's own user id, to ignore its messages (bot_id covers most cases). */
+  botUserId: z.string().optional(),
+  apiUrl: z.url().default('https://slack.com/api'),
+  ...hookCommon,
+});
+
+export const telegramHookSchema = z.strictObject({
+  type: z.literal('telegram'),
+  botToken: z.string().min(8),
+  /** The secret_token given to setWebhook, checked on every update. */
+  secretToken: z.string().min(1),
+  apiUrl: z.url().default('https://api.telegram.org'),
+  ...hookCommon,
+});
+
+export const discordHookSchema = z.strictObject({
+  type: z.literal('discord'),
+  /** The application's Ed25519 public key, hex. */
+  publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters'),
+  applicationId: z.string().min(1),
+  apiUrl: z.url().default('https://discord.com/api/v10'),
+  ...hookCommon,
+});
+
+export const hookSchema = z.discriminatedUnion('type', [
+  genericHookSchema,
+  slackHookSchema,
+  telegramHookSchema,
+  discordHookSchema,
+]);
+
+export const workerSchema = z.strictObject({
+  /** Jobs one worker process runs at once. @defaultValue 4 */
+  concurrency: z.int().min(1).max(256).default(4),
+  /** Attempts per message (answer and delivery together). @defaultValue 6 */
+  attempts: z.int().min(1).max(50).default(6),
+  /** First retry delay; doubles each attempt. @defaultValue 500 */
+  backoffMs: z.int().min(1).default(500),
+  /**
+   * How long a job stays locked to a worker without its heartbeat; a worker that died is noticed
+   * this long after, and its job is run again by another. @defaultValue 30000
+   */
+  lockMs: z.int().min(500).default(30_000),
+});
+
 export const configSchema = z.strictObject({
   /** The model `default` stands for. @defaultValue the first configured model, else `local/echo` */
   defaultModel: z.string().min(1).optional(),
   providers: z.record(providerName, providerSchema).default({}),
   sessions: sessionsSchema.default(sessionsSchema.parse({})),
+  /** Inbound webhooks, served at `/hooks/<name>`. */
+  hooks: z
+    .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'hook names are letters, digits, "_" or "-"'), hookSchema)
+    .default({}),
+  worker: workerSchema.default(workerSchema.parse({})),
 });
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type SessionsConfig = z.infer<typeof sessionsSchema>;
+export type HookConfig = z.infer<typeof hookSchema>;
+export type GenericHookConfig = z.infer<typeof genericHookSchema>;
+export type SlackHookConfig = z.infer<typeof slackHookSchema>;
+export type TelegramHookConfig = z.infer<typeof telegramHookSchema>;
+export type DiscordHookConfig = z.infer<typeof discordHookSchema>;
+export type WorkerConfig = z.infer<typeof workerSchema>;
 export type FileConfig = z.infer<typeof configSchema>;

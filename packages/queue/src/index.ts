@@ -1,1 +1,3 @@
+export * from './enqueue.js';
+export * from './inbound-job.js';
 export * from './queues.js';

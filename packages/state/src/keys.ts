@@ -5,7 +5,10 @@ export function stateKeys(prefix: string) {
     workers: `${prefix}:workers`,
     conversation: (id: string) => `${prefix}:conversation:${id}`,
     channel: (name: string) => `${prefix}:channel:${name}`,
-    dedupe: (hook: string, key: string) => `${prefix}:dedupe:${hook}:${key}`,
+    /** Claimed when a message with a platform dedupe key is first queued. */
+    dedupe: (jobId: string) => `${prefix}:dedupe:${jobId}`,
+    /** The last job queued for a conversation, so the next one waits for it. */
+    conversationTail: (conversation: string) => `${prefix}:tail:${conversation}`,
   };
 }
 

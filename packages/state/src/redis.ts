@@ -58,3 +58,22 @@ export function quietErrors(redis: Redis, onError?: (err: Error) => void): Redis
   });
   return redis;
 }
+
+/**
+ * True once the client is ready, waiting up to `timeoutMs` while it connects or reconnects, so a
+ * request arriving during a blip or just after start-up is not refused for nothing.
+ */
+export async function redisReady(redis: Redis, timeoutMs = 1_000): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  if (redis.status === 'end') return false;
+  return new Promise<boolean>((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.once('ready', onReady);
+  });
+}

@@ -181,7 +181,9 @@ describe('upstream failures', () => {
   it('answers 502 when the upstream returns something that is not a chat completion', async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { hello: 'world' }));
     expect((await post({ model: 'mock/gpt-4o-mini', messages: user })).status).toBe(502);
-    upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{not json'));
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{not json');
+    });
     const { status, json } = await post({ model: 'mock/gpt-4o-mini', messages: user });
     expect(status).toBe(502);
     expect(json.error.code).toBe('upstream_invalid_response');

@@ -1,5 +1,5 @@
 import { INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/queue';
-import type { WorkerInfo } from '@switchboard/state';
+import type { ChannelStatus, WorkerInfo } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 
 export interface StatusRecord {
@@ -8,8 +8,8 @@ export interface StatusRecord {
   uptime_seconds: number;
   started_at: string;
   connected_channels: number;
-  channels: unknown[];
-  /** Users (/v1 `user`) and conversations active within the window; null while Redis is away. */
+  channels: ChannelStatus[];
+  /** Users (/v1 `user`) and hook conversations active within the window; null while Redis is away. */
   active_sessions: number | null;
   queues: Record<string, QueueCounts>;
   workers: WorkerInfo[];
@@ -25,25 +25,45 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
     version: deps.version,
     uptime_seconds: Math.floor((Date.now() - deps.startedAt.getTime()) / 1000),
     started_at: deps.startedAt.toISOString(),
-    connected_channels: 0,
-    channels: [],
   };
+  const hooks = [...deps.hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
   try {
     if (deps.redis.status !== 'ready') throw new Error('redis not ready');
-    const [active, counts, workers] = await withTimeout(
-      Promise.all([deps.sessions.count(), queueCounts(deps.inboundQueue), deps.workers.list()]),
+    const [channels, active, counts, workers] = await withTimeout(
+      Promise.all([deps.channelStats.read(hooks), deps.sessions.count(), queueCounts(deps.inboundQueue), deps.workers.list()]),
       2_000,
     );
     return {
       status: 'ok',
       ...base,
+      connected_channels: channels.filter((c) => c.connected).length,
+      channels,
       active_sessions: active,
       queues: { [INBOUND_QUEUE]: counts },
       workers,
       redis: { connected: true },
     };
   } catch {
-    return { status: 'degraded', ...base, active_sessions: null, queues: {}, workers: [], redis: { connected: false } };
+    // Without Redis nothing is known of the channels' traffic: they are listed, not counted.
+    const channels = hooks.map((hook) => ({
+      ...hook,
+      connected: false,
+      last_inbound_at: null,
+      last_outbound_at: null,
+      last_error: 'Redis is not reachable',
+      messages_in: 0,
+      messages_out: 0,
+    }));
+    return {
+      status: 'degraded',
+      ...base,
+      connected_channels: 0,
+      channels,
+      active_sessions: null,
+      queues: {},
+      workers: [],
+      redis: { connected: false },
+    };
   }
 }
 

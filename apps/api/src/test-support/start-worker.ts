@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { Writable } from 'node:stream';
+import type { Settings } from '@switchboard/config';
+import { createLogger } from '@switchboard/logger';
+import { closeWorkerDeps, createWorkerDeps, startWorker } from '@switchboard/worker';
+
+export interface TestWorker {
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** The real worker, in this process, on the same settings (and so the same Redis prefix) as a gateway. */
+export function startTestWorker(settings: Settings): TestWorker {
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const deps = createWorkerDeps(settings, { logger: createLogger({ level: 'debug', secrets: settings.secrets, stream }) });
+  const running = startWorker(deps);
+  return {
+    logs,
+    async close() {
+      await running.close();
+      await closeWorkerDeps(deps);
+    },
+  };
+}
+
+/** The real worker as its own process (`apps/worker/dist/main.js`), so a test can SIGKILL it. */
+export function spawnWorkerProcess(env: Record<string, string>) {
+  const main = createRequire(import.meta.url)
+    .resolve('@switchboard/worker')
+    .replace(/index\.js$/, 'main.js');
+  return spawn(process.execPath, [main], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+}

@@ -1,0 +1,45 @@
+import { bullPrefix, INBOUND_QUEUE } from '@switchboard/queue';
+import { Worker } from 'bullmq';
+import type { WorkerDeps } from './deps.js';
+import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { createProcessor } from './processor.js';
+
+export interface RunningWorker {
+  worker: Worker;
+  heartbeat: Heartbeat;
+  /** Takes no new jobs, waits for the active ones to finish, then stops the heartbeat. */
+  close(): Promise<void>;
+}
+
+/** Starts consuming the inbound queue with the configured concurrency and writes heartbeats. */
+export function startWorker(deps: WorkerDeps): RunningWorker {
+  const { concurrency, lockMs } = deps.settings.config.worker;
+  const worker = new Worker(INBOUND_QUEUE, createProcessor(deps), {
+    connection: deps.redis,
+    prefix: bullPrefix(deps.settings.redisPrefix),
+    concurrency,
+    lockDuration: lockMs,
+    stalledInterval: lockMs,
+    maxStalledCount: 2,
+  });
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    deps.logger.warn('job attempt failed', {
+      job_id: job.id,
+      hook: job.data.hook,
+      attempt: job.attemptsMade,
+      error: err.message,
+    });
+  });
+  worker.on('completed', (job) => deps.logger.info('job completed', { job_id: job.id, hook: job.data.hook }));
+  worker.on('error', (err) => deps.logger.warn('worker error', { error: err.message }));
+  const heartbeat = startHeartbeat(deps.workers, concurrency);
+  return {
+    worker,
+    heartbeat,
+    async close() {
+      await worker.close();
+      await heartbeat.stop();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { appErrorFrom } from '../test-support/errors.js';
+import { discordCommand } from '../test-support/platform-bodies.js';
+import { parseDiscordInteraction } from './parse-discord-interaction.js';
+
+const pleaseGivePrompt = {
+  kind: 'answer',
+  answer: { status: 200, body: { type: 4, data: { content: 'Please give a prompt.', flags: 64 } } },
+};
+
+describe('parseDiscordInteraction', () => {
+  it('answers PING with PONG', () => {
+    expect(parseDiscordInteraction({ id: '1', application_id: '2', type: 1, token: 't', version: 1 })).toEqual({
+      kind: 'answer',
+      answer: { status: 200, body: { type: 1 } },
+    });
+  });
+
+  it('queues a slash command prompt and acknowledges it with a deferred response', () => {
+    const inbound = parseDiscordInteraction(discordCommand());
+    expect(inbound.kind).toBe('message');
+    if (inbound.kind !== 'message') return;
+    expect(inbound.message).toEqual({
+      action: 'chat',
+      text: 'What is a monad?',
+      from: '800000000000000003',
+      conversation: '900000000000000002:800000000000000003',
+      dedupeKey: '1329481234567890123',
+      replyTo: { token: 'aW50ZXJhY3Rpb246MTMyOTQ4MTIzNDU2Nzg5MDEyMzpzZWNyZXQ' },
+    });
+    expect(inbound.ack('job-1')).toEqual({ status: 200, body: { type: 5 } });
+  });
+
+  it('takes the first string option as the prompt', () => {
+    const options = [
+      { name: 'private', type: 5, value: true },
+      { name: 'prompt', type: 3, value: 'first' },
+      { name: 'style', type: 3, value: 'second' },
+    ];
+    const inbound = parseDiscordInteraction(discordCommand({ data: { id: '1', name: 'ask', type: 1, options } }));
+    expect(inbound.kind === 'message' && inbound.message.text).toBe('first');
+  });
+
+  it('takes the user from a DM interaction and the channel from channel.id', () => {
+    const inbound = parseDiscordInteraction(
+      discordCommand({
+        member: undefined,
+        guild_id: undefined,
+        channel_id: undefined,
+        user: { id: '700' },
+        channel: { id: '600', type: 1 },
+      }),
+    );
+    expect(inbound.kind === 'message' && inbound.message).toMatchObject({ from: '700', conversation: '600:700' });
+  });
+
+  it('answers with an ephemeral hint, queuing nothing, when the command has no prompt', () => {
+    expect(parseDiscordInteraction(discordCommand({ data: { id: '1', name: 'ask', type: 1 } }))).toEqual(pleaseGivePrompt);
+    const onlyBoolean = { id: '1', name: 'ask', type: 1, options: [{ name: 'private', type: 5, value: true }] };
+    expect(parseDiscordInteraction(discordCommand({ data: onlyBoolean }))).toEqual(pleaseGivePrompt);
+    const blank = { id: '1', name: 'ask', type: 1, options: [{ name: 'prompt', type: 3, value: '  ' }] };
+    expect(parseDiscordInteraction(discordCommand({ data: blank }))).toEqual(pleaseGivePrompt);
+  });
+
+  it('answers 400 for other interaction types', () => {
+    for (const type of [3, 4, 5]) {
+      const error = appErrorFrom(() => parseDiscordInteraction(discordCommand({ type })));
+      expect(error.status).toBe(400);
+      expect(error.param).toBe('type');
+    }
+  });
+
+  it('answers 400 naming the field for a malformed interaction', () => {
+    expect(appErrorFrom(() => parseDiscordInteraction({})).param).toBe('type');
+    expect(appErrorFrom(() => parseDiscordInteraction(discordCommand({ token: undefined }))).param).toBe('token');
+    expect(appErrorFrom(() => parseDiscordInteraction(discordCommand({ id: 5 }))).param).toBe('id');
+    expect(appErrorFrom(() => parseDiscordInteraction(discordCommand({ member: undefined }))).param).toBe('user');
+    expect(appErrorFrom(() => parseDiscordInteraction(discordCommand({ channel_id: undefined, channel: undefined }))).param).toBe(
+      'channel_id',
+    );
+  });
+});

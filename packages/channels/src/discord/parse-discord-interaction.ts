@@ -1,0 +1,70 @@
+import { invalidRequest } from '@switchboard/protocol';
+import { z } from 'zod';
+import type { Inbound } from '../channel.js';
+import { parseWith } from '../inbound.js';
+
+/** Interaction and callback types from Discord's documentation. */
+const PING = 1;
+const APPLICATION_COMMAND = 2;
+const STRING_OPTION = 3;
+const PONG = 1;
+const CHANNEL_MESSAGE_WITH_SOURCE = 4;
+const DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5;
+const EPHEMERAL = 64;
+
+const interactionTypeSchema = z.looseObject({ type: z.int() });
+
+/** Loose: interactions carry guild, locale, permissions, entitlements… none of which matter here. */
+const commandSchema = z.looseObject({
+  id: z.string().min(1),
+  token: z.string().min(1),
+  data: z.looseObject({
+    options: z.array(z.looseObject({ type: z.int(), value: z.unknown() })).optional(),
+  }),
+  // In a guild the user is under `member`; in a DM it is top-level `user`.
+  member: z.looseObject({ user: z.looseObject({ id: z.string().min(1) }) }).optional(),
+  user: z.looseObject({ id: z.string().min(1) }).optional(),
+  channel_id: z.string().min(1).optional(),
+  channel: z.looseObject({ id: z.string().min(1) }).optional(),
+});
+
+/**
+ * Turns a verified interaction into an answer (PONG, or an ephemeral hint when the command has no
+ * prompt) or a queued message acknowledged with a deferred response, which the reply later edits.
+ *
+ * @throws AppError 400 for interaction types other than PING and APPLICATION_COMMAND, or a malformed body.
+ */
+export function parseDiscordInteraction(body: unknown): Inbound {
+  const { type } = parseWith(interactionTypeSchema, body);
+  if (type === PING) return { kind: 'answer', answer: { status: 200, body: { type: PONG } } };
+  if (type !== APPLICATION_COMMAND) throw invalidRequest(`Unsupported interaction type ${type}.`, 'type');
+
+  const interaction = parseWith(commandSchema, body);
+  const prompt = interaction.data.options?.find((option) => option.type === STRING_OPTION)?.value;
+  if (typeof prompt !== 'string' || prompt.trim() === '') {
+    return {
+      kind: 'answer',
+      answer: {
+        status: 200,
+        body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'Please give a prompt.', flags: EPHEMERAL } },
+      },
+    };
+  }
+  const from = interaction.member?.user.id ?? interaction.user?.id;
+  if (!from) throw invalidRequest("Invalid 'user': the interaction names no user.", 'user');
+  const channel = interaction.channel_id ?? interaction.channel?.id;
+  if (!channel) throw invalidRequest("Invalid 'channel_id': the interaction names no channel.", 'channel_id');
+  return {
+    kind: 'message',
+    message: {
+      action: 'chat',
+      text: prompt,
+      from,
+      conversation: `${channel}:${from}`,
+      dedupeKey: interaction.id,
+      replyTo: { token: interaction.token },
+    },
+    // Discord allows three seconds for the first answer; the model gets fifteen minutes this way.
+    ack: () => ({ status: 200, body: { type: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE } }),
+  };
+}

@@ -1,0 +1,169 @@
+import { isRetryableStatus } from '@switchboard/protocol';
+import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { DeliveryError } from './channel.js';
+
+/**
+ * The delivery side of every adapter: one keep-alive pool per adapter, a 10 s timeout, and the
+ * single place where transport failures and HTTP statuses become `DeliveryError`s.
+ */
+
+/** Time allowed to connect, to receive the response headers, and between body chunks. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Error and success bodies of chat APIs are small; anything past this is not worth reading. */
+const MAX_RESPONSE_BYTES = 256 * 1024;
+
+/** One JSON request to a platform. */
+export interface JsonCall {
+  /** Names the call in error messages, e.g. `Telegram sendMessage`; must never hold a secret. */
+  label: string;
+  method: 'POST' | 'PATCH';
+  url: string;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/** A platform's answer, read whatever its status, for the adapter to judge. */
+export interface JsonReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: unknown;
+}
+
+/**
+ * A keep-alive connection pool and the one way adapters call a platform. Each adapter owns one,
+ * so a slow platform cannot take the connections another needs.
+ */
+export class DeliveryClient {
+  readonly #agent = new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 64,
+    pipelining: 1,
+    connect: { timeout: DELIVERY_TIMEOUT_MS },
+  });
+  #closing: Promise<void> | undefined;
+
+  /** Sends JSON and reads the answer whatever its status; throws a retryable error if the transport fails. */
+  async send(call: JsonCall): Promise<JsonReply> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    // Lowercased so a caller's `Content-Type` replaces ours instead of being sent twice.
+    for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
+    let response: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      response = await request(call.url, {
+        dispatcher: this.#agent,
+        method: call.method,
+        headers,
+        body: JSON.stringify(call.body),
+        headersTimeout: DELIVERY_TIMEOUT_MS,
+        bodyTimeout: DELIVERY_TIMEOUT_MS,
+      });
+      text = await readLimited(response.body);
+    } catch (err) {
+      throw transportFailure(call.label, err);
+    }
+    return { status: response.statusCode, headers: response.headers, text, json: parseJson(text) };
+  }
+
+  /** Closes the pool once, however often it is called. */
+  async close(): Promise<void> {
+    this.#closing ??= this.#agent.close();
+    await this.#closing;
+  }
+}
+
+async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.from(chunk);
+    parts.push(buffer);
+    size += buffer.length;
+    if (size > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Network errors and timeouts are worth retrying. The message names only the error code: undici
+ * messages can carry the URL, and Telegram's URL holds the bot token.
+ */
+export function transportFailure(label: string, err: unknown): DeliveryError {
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    err instanceof undiciErrors.ConnectTimeoutError
+  ) {
+    return new DeliveryError(`${label} timed out after ${DELIVERY_TIMEOUT_MS} ms`, true);
+  }
+  return new DeliveryError(`${label} could not reach the server (${errorCode(err)})`, true);
+}
+
+function errorCode(err: unknown): string {
+  if (!(err instanceof Error)) return 'network error';
+  for (const candidate of [err, err.cause]) {
+    if (candidate instanceof Error && 'code' in candidate && typeof candidate.code === 'string') return candidate.code;
+  }
+  return 'network error';
+}
+
+/**
+ * Maps a refused call to a `DeliveryError`: 401/403 mean our credentials are refused; 408, 409,
+ * 429 and 5xx are retryable (decided in one place, `isRetryableStatus`); other statuses are final.
+ *
+ * @param detail - The platform's own explanation, already free of secrets (see `redact`).
+ */
+export function statusFailure(label: string, status: number, detail: string, retryAfterMs?: number): DeliveryError {
+  const message = `${label} failed with ${status}${detail ? `: ${detail}` : ''}`;
+  if (status === 401 || status === 403) return new DeliveryError(message, false, { credentialsRefused: true });
+  if (isRetryableStatus(status)) return new DeliveryError(message, true, retryAfterMs === undefined ? {} : { retryAfterMs });
+  return new DeliveryError(message, false);
+}
+
+/** Reads `Retry-After` (delay seconds or an HTTP date) as milliseconds from `now`. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!raw) return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw) * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Seconds (possibly fractional, as Telegram and Discord send them) to whole milliseconds. */
+export function secondsToMs(seconds: number | undefined): number | undefined {
+  return seconds === undefined || !Number.isFinite(seconds) || seconds < 0 ? undefined : Math.ceil(seconds * 1000);
+}
+
+/**
+ * Makes platform text safe to put in an error message: one line, at most 200 characters, and
+ * without any of `secrets` (raw or URL-encoded) in case the platform echoes them.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text.replace(/\s+/g, ' ').trim();
+  for (const secret of secrets) {
+    for (const form of new Set([secret, encodeURIComponent(secret)])) {
+      if (form) out = out.split(form).join('[redacted]');
+    }
+  }
+  return out.slice(0, 200);
+}
+
+/** Joins an API base URL (with or without a trailing slash) and a path. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}

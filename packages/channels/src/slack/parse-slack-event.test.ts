@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { appErrorFrom } from '../test-support/errors.js';
+import { slackMessageEvent } from '../test-support/platform-bodies.js';
+import { parseSlackEvent } from './parse-slack-event.js';
+
+const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };
+
+describe('parseSlackEvent', () => {
+  it('answers url_verification with the challenge', () => {
+    const body = {
+      token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+      challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+      type: 'url_verification',
+    };
+    expect(parseSlackEvent(body)).toEqual({
+      kind: 'answer',
+      answer: { status: 200, body: { challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' } },
+    });
+  });
+
+  it('queues a user message, replying in a new thread under it', () => {
+    const inbound = parseSlackEvent(slackMessageEvent());
+    expect(inbound.kind).toBe('message');
+    if (inbound.kind !== 'message') return;
+    expect(inbound.message).toEqual({
+      action: 'chat',
+      text: 'What is a monad?',
+      from: 'U0456',
+      conversation: 'C0123:1736942400.000100',
+      dedupeKey: 'Ev0PV52K21',
+      replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
+    });
+    expect(inbound.ack('job-1')).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('keeps a threaded message in its thread', () => {
+    const inbound = parseSlackEvent(slackMessageEvent({ ts: '1736942500.000200', thread_ts: '1736942400.000100' }));
+    expect(inbound.kind === 'message' && inbound.message).toMatchObject({
+      conversation: 'C0123:1736942400.000100',
+      replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
+    });
+  });
+
+  it('queues an app_mention like a message', () => {
+    const inbound = parseSlackEvent(slackMessageEvent({ type: 'app_mention', text: '<@U0BOT> hello' }));
+    expect(inbound.kind === 'message' && inbound.message.text).toBe('<@U0BOT> hello');
+  });
+
+  it('ignores messages from bots, including itself', () => {
+    expect(parseSlackEvent(slackMessageEvent({ bot_id: 'B0123' }))).toEqual(ignored);
+    expect(parseSlackEvent(slackMessageEvent({ user: 'U0BOT' }), { botUserId: 'U0BOT' })).toEqual(ignored);
+  });
+
+  it('ignores every message subtype', () => {
+    for (const subtype of ['message_changed', 'message_deleted', 'channel_join', 'bot_message', 'thread_broadcast']) {
+      // Edits and deletions carry no top-level user or text; they must still be ignored, not refused.
+      const event = { type: 'message', subtype, channel: 'C0123', ts: '1736942400.000100', hidden: true };
+      expect(parseSlackEvent({ ...slackMessageEvent(), event })).toEqual(ignored);
+    }
+  });
+
+  it('ignores messages with empty or blank text', () => {
+    expect(parseSlackEvent(slackMessageEvent({ text: '' }))).toEqual(ignored);
+    expect(parseSlackEvent(slackMessageEvent({ text: ' \n' }))).toEqual(ignored);
+    expect(parseSlackEvent(slackMessageEvent({ text: undefined }))).toEqual(ignored);
+  });
+
+  it('ignores other event types and envelope types', () => {
+    expect(parseSlackEvent(slackMessageEvent({ type: 'reaction_added' }))).toEqual(ignored);
+    expect(parseSlackEvent({ type: 'app_rate_limited', team_id: 'T0001', minute_rate_limited: 1518467820 })).toEqual(ignored);
+  });
+
+  it('answers 400 naming the field for a malformed envelope or message', () => {
+    expect(appErrorFrom(() => parseSlackEvent([])).status).toBe(400);
+    expect(appErrorFrom(() => parseSlackEvent({ type: 'url_verification' })).param).toBe('challenge');
+    expect(appErrorFrom(() => parseSlackEvent(slackMessageEvent({}, { event_id: undefined }))).param).toBe('event_id');
+    expect(appErrorFrom(() => parseSlackEvent(slackMessageEvent({ channel: undefined }))).param).toBe('event.channel');
+    expect(appErrorFrom(() => parseSlackEvent(slackMessageEvent({ user: 42 }))).param).toBe('event.user');
+  });
+});

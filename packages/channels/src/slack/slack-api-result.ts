@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { DeliveryError } from '../channel.js';
+import { redact } from '../http.js';
+
+/**
+ * Slack Web API answers HTTP 200 with `{ok, error?}`; failures are in the body, not the status.
+ * Loose: successful answers carry the posted message and more, none of which we need.
+ */
+export const slackApiResultSchema = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
+
+/** Errors that mean the bot token is wrong, gone, or not allowed to post. */
+const CREDENTIAL_ERRORS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'missing_scope',
+]);
+
+/**
+ * Maps an HTTP-200 Slack answer to nothing (posted) or a `DeliveryError`: `ratelimited` is
+ * retryable, credential errors are final and flagged, any other error is final.
+ */
+export function checkSlackResult(label: string, json: unknown, secrets: readonly string[], retryAfterMs?: number): void {
+  const parsed = slackApiResultSchema.safeParse(json);
+  // Not retried: the message may have been posted, and a retry would post it twice.
+  if (!parsed.success) throw new DeliveryError(`${label} returned an unexpected answer`, false);
+  if (parsed.data.ok) return;
+  const error = redact(parsed.data.error ?? 'unknown_error', secrets);
+  const message = `${label} failed: ${error}`;
+  if (error === 'ratelimited') throw new DeliveryError(message, true, retryAfterMs === undefined ? {} : { retryAfterMs });
+  if (CREDENTIAL_ERRORS.has(error)) throw new DeliveryError(message, false, { credentialsRefused: true });
+  throw new DeliveryError(message, false);
+}
+
+/** The `error` code of an answer with a non-2xx status, if it has one (proxies answer HTML). */
+export function slackErrorCode(json: unknown): string | undefined {
+  const parsed = slackApiResultSchema.partial({ ok: true }).safeParse(json);
+  return parsed.success ? parsed.data.error : undefined;
+}
