@@ -1,9 +1,13 @@
 import Router from '@koa/router';
 import { methodNotAllowed, notFound } from '@switchboard/protocol';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { AppDeps } from './deps.js';
+import { type ApiClient, apiKeyAuth } from './middleware/api-key-auth.js';
+import { cors } from './middleware/cors.js';
 import { errorHandler } from './middleware/error-handler.js';
+import { requireJsonContentType } from './middleware/json-guards.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { healthRoutes } from './routes/health.js';
@@ -11,10 +15,14 @@ import { hooksRoutes } from './routes/hooks.js';
 import { modelsRoutes } from './routes/models.js';
 import { statusRoutes } from './routes/status.js';
 
+/** Routes behind API keys and the client rate limit: the facade and the operator's status. */
+const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
+
 /** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
+  const { config } = deps.settings;
 
   const router = new Router();
   chatCompletionsRoutes(router, deps);
@@ -26,6 +34,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
   app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
     await next();
     // The router answers a known path with the wrong method by 405 (or 501): make it JSON.
     if (ctx.status === 405 || ctx.status === 501) {
@@ -33,9 +42,36 @@ export function createApp(deps: AppDeps): Koa {
       throw methodNotAllowed(ctx.method, ctx.path, allow ? allow.split(/,\s*/) : []);
     }
   });
-  const parseJson = koaBody({ json: true, jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, jsonStrict: true });
-  // Hooks read their raw bytes themselves: platform signatures are computed over them.
-  app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? next() : parseJson(ctx, next)));
+  app.use(cors(config.cors.origins));
+  app.use(apiKeyAuth(config.apiKeys, guarded));
+  app.use(
+    rateLimit({
+      limiter: deps.rateLimiter,
+      logger: deps.logger,
+      onRedisError: 'open', // the facade never waits on Redis
+      subject: (ctx: Context) => {
+        if (!guarded(ctx.path)) return null;
+        const client = ctx.state.client as ApiClient | undefined;
+        const limit = client?.requestsPerMinute ?? config.rateLimit?.requestsPerMinute;
+        if (!limit) return null;
+        return { subject: client ? `key:${client.id}` : `ip:${ctx.ip}`, limit };
+      },
+    }),
+  );
+  const parseJson = koaBody({
+    json: true,
+    jsonLimit: config.limits.maxBodyBytes,
+    text: false,
+    urlencoded: false,
+    multipart: false,
+    jsonStrict: true,
+  });
+  app.use((ctx, next) => {
+    // Hooks read their raw bytes themselves: platform signatures are computed over them.
+    if (ctx.path.startsWith('/hooks/') || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
+    requireJsonContentType(ctx);
+    return parseJson(ctx, next);
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {

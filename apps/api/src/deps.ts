@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Settings } from '@switchboard/config';
 import { createLogger, type Logger } from '@switchboard/logger';
-import { createRegistry, Gateway, warmTokenizer } from '@switchboard/providers';
+import { createGateway, type Gateway, warmTokenizer } from '@switchboard/providers';
 import { createInboundQueue } from '@switchboard/queue';
 import {
   ActiveSessions,
   ChannelStats,
   createRedis,
   quietErrors,
+  RateLimiter,
   type Redis,
   type StateKeys,
   stateKeys,
@@ -28,6 +29,7 @@ export interface AppDeps {
   hooks: Map<string, Hook>;
   channelStats: ChannelStats;
   sessions: ActiveSessions;
+  rateLimiter: RateLimiter;
   workers: WorkerRegistry;
   version: string;
   startedAt: Date;
@@ -42,12 +44,13 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
   return {
     settings,
     logger,
-    gateway: new Gateway(createRegistry(settings)),
+    gateway: createGateway(settings),
     redis,
     keys,
     inboundQueue: createInboundQueue(redis, settings.redisPrefix),
     hooks: createHooks(settings.config.hooks),
     channelStats: new ChannelStats(redis, keys),
+    rateLimiter: new RateLimiter(redis, settings.redisPrefix),
     sessions: new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds),
     workers: new WorkerRegistry(redis, keys),
     version: readVersion(),

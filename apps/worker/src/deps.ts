@@ -1,7 +1,7 @@
 import { type ChannelAdapter, createAdapter } from '@switchboard/channels';
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createLogger, type Logger } from '@switchboard/logger';
-import { createRegistry, Gateway, warmTokenizer } from '@switchboard/providers';
+import { createGateway, type Gateway, warmTokenizer } from '@switchboard/providers';
 import { createInboundQueue } from '@switchboard/queue';
 import {
   ChannelStats,
@@ -47,7 +47,7 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
   return {
     settings,
     logger,
-    gateway: new Gateway(createRegistry(settings)),
+    gateway: createGateway(settings),
     redis,
     queue: createInboundQueue(redis, settings.redisPrefix),
     hooks,

@@ -1,8 +1,8 @@
 import { hookSchema } from '@switchboard/config';
+import { discordKeys } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelAdapter } from './channel.js';
 import { createAdapter } from './create-adapter.js';
-import { discordKeys } from './test-support/signed-requests.js';
 
 const created: ChannelAdapter[] = [];
 afterEach(async () => {

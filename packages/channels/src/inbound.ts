@@ -1,4 +1,4 @@
-import { invalidRequest } from '@switchboard/protocol';
+import { checkJsonDepth, HOOK_MAX_JSON_DEPTH, invalidRequest } from '@switchboard/protocol';
 import type { z } from 'zod';
 import type { HttpAnswer, InboundRequest } from './channel.js';
 
@@ -20,11 +20,14 @@ export function headerValue(headers: InboundRequest['headers'], name: string): s
 
 /** Parses the raw body as JSON, or throws a 400. */
 export function parseJsonBody(rawBody: Buffer): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(rawBody.toString('utf8'));
+    value = JSON.parse(rawBody.toString('utf8'));
   } catch {
     throw invalidRequest('The request body is not valid JSON.', null, 'invalid_json');
   }
+  checkJsonDepth(value, HOOK_MAX_JSON_DEPTH);
+  return value;
 }
 
 /** Validates `value` against `schema`, or throws a 400 naming the first offending field. */

@@ -20,6 +20,11 @@ export const providerSchema = z.strictObject({
   timeoutMs: z.int().min(1).max(3_600_000).default(60_000),
   /** Extra headers sent upstream (e.g. OpenRouter's `HTTP-Referer`). */
   headers: z.record(z.string(), z.string()).default({}),
+  /**
+   * Retries on connection errors, 408, 429 and 5xx, before the first byte reaches the client,
+   * with jittered exponential back-off that honours `Retry-After`. @defaultValue 2
+   */
+  maxRetries: z.int().min(0).max(10).default(2),
   /** Anthropic only: the `anthropic-version` header. @defaultValue "2023-06-01" */
   anthropicVersion: z.string().default('2023-06-01'),
   /** Anthropic only: `max_tokens` sent when the request has none. @defaultValue 4096 */
@@ -38,6 +43,8 @@ export const sessionsSchema = z.strictObject({
 const hookCommon = {
   /** The model that answers this hook. @defaultValue the config's defaultModel */
   model: z.string().min(1).default('default'),
+  /** Inbound requests per minute to this hook (all senders together). */
+  rateLimit: z.strictObject({ requestsPerMinute: z.int().min(1) }).optional(),
   /** A system prompt prepended to every conversation of this hook (never stored). */
   system: z.string().optional(),
 };
@@ -79,6 +86,11 @@ export const discordHookSchema = z.strictObject({
   ...hookCommon,
 });
 
+export const rateLimitSchema = z.strictObject({
+  /** Requests per key (or client IP) per one-minute window. */
+  requestsPerMinute: z.int().min(1),
+});
+
 export const hookSchema = z.discriminatedUnion('type', [
   genericHookSchema,
   slackHookSchema,
@@ -100,6 +112,34 @@ export const workerSchema = z.strictObject({
   lockMs: z.int().min(500).default(30_000),
 });
 
+export const apiKeySchema = z.union([
+  z.string().min(8, 'API keys must be at least 8 characters'),
+  z.strictObject({
+    key: z.string().min(8, 'API keys must be at least 8 characters'),
+    /** This key's own limit, instead of `rateLimit.requestsPerMinute`. */
+    requestsPerMinute: z.int().min(1).optional(),
+    /** A name for logs (never the key itself). */
+    name: z.string().optional(),
+  }),
+]);
+
+export const limitsSchema = z.strictObject({
+  /** Largest /v1 request body. @defaultValue 1048576 (1 MiB) */
+  maxBodyBytes: z
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /** Largest /hooks request body. @defaultValue 262144 (256 KiB) */
+  hookMaxBodyBytes: z
+    .int()
+    .min(1024)
+    .default(256 * 1024),
+  /** Most messages in one chat request. @defaultValue 1000 */
+  maxMessages: z.int().min(1).default(1000),
+  /** Deepest JSON nesting accepted in a body. @defaultValue 32 */
+  maxJsonDepth: z.int().min(4).max(1000).default(32),
+});
+
 export const configSchema = z.strictObject({
   /** The model `default` stands for. @defaultValue the first configured model, else `local/echo` */
   defaultModel: z.string().min(1).optional(),
@@ -110,6 +150,15 @@ export const configSchema = z.strictObject({
     .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'hook names are letters, digits, "_" or "-"'), hookSchema)
     .default({}),
   worker: workerSchema.default(workerSchema.parse({})),
+  /** When any are set, /v1 and /status need `Authorization: Bearer <key>`. */
+  apiKeys: z.array(apiKeySchema).default([]),
+  /** Per API key (per client IP when no keys are configured), shared through Redis. */
+  rateLimit: rateLimitSchema.optional(),
+  limits: limitsSchema.default(limitsSchema.parse({})),
+  /** `{ "<model id>": ["<model id>", …] }`: who serves a request when a model still fails after its retries. */
+  fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
+  /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
+  cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
 });
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
@@ -119,5 +168,7 @@ export type GenericHookConfig = z.infer<typeof genericHookSchema>;
 export type SlackHookConfig = z.infer<typeof slackHookSchema>;
 export type TelegramHookConfig = z.infer<typeof telegramHookSchema>;
 export type DiscordHookConfig = z.infer<typeof discordHookSchema>;
+export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
+export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;
 export type FileConfig = z.infer<typeof configSchema>;

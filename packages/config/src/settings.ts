@@ -36,6 +36,7 @@ export function loadSettings(env: Env): Settings {
   const configPath = env.SWITCHBOARD_CONFIG || null;
   const config = configPath ? readConfigFile(configPath, env) : parseConfig({}, '(defaults)');
   addEnvProviders(config, env);
+  addEnvApiKeys(config, env);
 
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -140,6 +141,18 @@ function addEnvProviders(config: FileConfig, env: Env): void {
   }
 }
 
+/** `SWITCHBOARD_API_KEYS=key1,key2` adds keys to those of the file. */
+function addEnvApiKeys(config: FileConfig, env: Env): void {
+  const keys = (env.SWITCHBOARD_API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  for (const key of keys) {
+    if (key.length < 8) throw new ConfigError('SWITCHBOARD_API_KEYS: API keys must be at least 8 characters');
+    config.apiKeys.push(key);
+  }
+}
+
 function firstModel(config: FileConfig): string | undefined {
   for (const [name, provider] of Object.entries(config.providers)) {
     const model = provider.models[0];
@@ -156,7 +169,8 @@ function collectSecrets(config: FileConfig): string[] {
     discord: () => [], // a public key is not a secret
   };
   const hookSecrets = Object.values(config.hooks).flatMap((hook) => secretsOf[hook.type](hook as never));
-  const secrets = [...Object.values(config.providers).map((p: ProviderConfig) => p.apiKey), ...hookSecrets].filter(
+  const apiKeys = config.apiKeys.map((k) => (typeof k === 'string' ? k : k.key));
+  const secrets = [...Object.values(config.providers).map((p: ProviderConfig) => p.apiKey), ...hookSecrets, ...apiKeys].filter(
     (k): k is string => !!k && k.length >= 4,
   );
   return [...new Set(secrets)];

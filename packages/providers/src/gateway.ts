@@ -1,4 +1,5 @@
 import {
+  AppError,
   type ChatCompletion,
   type ChatCompletionChunk,
   type ChatCompletionRequest,
@@ -9,7 +10,7 @@ import {
   unixSeconds,
 } from '@switchboard/protocol';
 import type { CallContext, ProviderChunk } from './provider.js';
-import type { ModelRegistry } from './registry.js';
+import type { ModelRegistry, ResolvedModel } from './registry.js';
 import { countPromptTokens, countText, makeUsage } from './usage.js';
 
 export interface CompletionStream {
@@ -23,11 +24,48 @@ export interface CompletionStream {
  * stamps one `id`, `created` and `model` on the answer; usage is the upstream's, else counted.
  */
 export class Gateway {
-  constructor(readonly registry: ModelRegistry) {}
+  private readonly chains = new Map<string, ResolvedModel[]>();
+
+  /**
+   * @param fallbacks `{ "<model id>": ["<model id>", …] }`: when a model still fails after its
+   * retries (429, 5xx, unreachable, time-out), the next one in its chain serves the request.
+   * Every id must be served, or this throws at start-up.
+   */
+  constructor(
+    readonly registry: ModelRegistry,
+    fallbacks: Record<string, string[]> = {},
+  ) {
+    for (const [model, chain] of Object.entries(fallbacks)) {
+      const first = registry.resolve(model);
+      this.chains.set(first.id, [first, ...chain.map((id) => registry.resolve(id))]);
+    }
+  }
+
+  /** The model and its fallbacks, in order. */
+  private candidates(model: string): ResolvedModel[] {
+    const first = this.registry.resolve(model);
+    return this.chains.get(first.id) ?? [first];
+  }
+
+  /** Runs `call` on each candidate until one succeeds; only failures a retry could cure move on. */
+  private async withFallbacks<T>(model: string, ctx: CallContext, call: (target: ResolvedModel) => Promise<T>): Promise<T> {
+    const candidates = this.candidates(model);
+    for (let i = 0; ; i++) {
+      const target = candidates[i]!;
+      try {
+        return await call(target);
+      } catch (err) {
+        const last = i === candidates.length - 1;
+        if (last || ctx.signal.aborted || !(err instanceof AppError) || !err.isRetryable) throw err;
+      }
+    }
+  }
 
   async complete(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion> {
-    const target = this.registry.resolve(request.model);
-    const answer = await target.provider.complete(request, target.upstreamModel, ctx);
+    const { target, answer } = await this.withFallbacks(request.model, ctx, async (target) => ({
+      target,
+      answer: await target.provider.complete(request, target.upstreamModel, ctx),
+    }));
     const usage =
       answer.usage ??
       makeUsage(
@@ -47,8 +85,10 @@ export class Gateway {
 
   /** Resolves once the upstream has accepted the request; chunks then flow as they arrive. */
   async stream(request: ChatCompletionRequest, ctx: CallContext): Promise<CompletionStream> {
-    const target = this.registry.resolve(request.model);
-    const upstream = await target.provider.stream(request, target.upstreamModel, ctx);
+    const { target, upstream } = await this.withFallbacks(request.model, ctx, async (target) => ({
+      target,
+      upstream: await target.provider.stream(request, target.upstreamModel, ctx),
+    }));
     const id = completionId();
     return { id, model: target.id, chunks: normalizeStream(upstream, request, { id, model: target.id, created: unixSeconds() }) };
   }

@@ -1,6 +1,7 @@
 import type { Settings } from '@switchboard/config';
 import { type ModelList, modelNotFound, unixSeconds } from '@switchboard/protocol';
 import { AnthropicProvider } from './anthropic/index.js';
+import { Gateway } from './gateway.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
@@ -62,4 +63,9 @@ export function createRegistry(settings: Settings): ModelRegistry {
     providers.push(config.type === 'anthropic' ? new AnthropicProvider(name, config) : new OpenAIProvider(name, config));
   }
   return new ModelRegistry(providers, settings.defaultModel);
+}
+
+/** The registry and the gateway over it, with the configured fallbacks. */
+export function createGateway(settings: Settings): Gateway {
+  return new Gateway(createRegistry(settings), settings.config.fallbacks);
 }

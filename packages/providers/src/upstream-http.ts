@@ -1,5 +1,13 @@
-import { AppError, errorBodySchema, invalidRequest, upstreamError, upstreamTimeout } from '@switchboard/protocol';
+import {
+  AppError,
+  errorBodySchema,
+  invalidRequest,
+  isRetryableStatus,
+  upstreamError,
+  upstreamTimeout,
+} from '@switchboard/protocol';
 import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { retryDelayMs, sleep } from './retry.js';
 
 /**
  * The HTTP side of talking to an upstream: one keep-alive connection pool per provider, and the
@@ -9,6 +17,8 @@ export interface UpstreamTarget {
   /** Provider name, used in error messages. */
   name: string;
   timeoutMs: number;
+  /** Retries on connection errors, 408, 429 and 5xx. */
+  maxRetries: number;
   /** Values to cut out of any upstream text shown to a client. */
   secrets: readonly string[];
 }
@@ -25,25 +35,46 @@ export interface PostJsonOptions {
   signal: AbortSignal;
 }
 
-/** POSTs JSON and returns the response once a 2xx status and headers are in; otherwise throws. */
+/**
+ * POSTs JSON and returns the response once a 2xx status and headers are in; otherwise throws.
+ * Connection errors, 408, 429 and 5xx are retried up to `maxRetries` times — always before any
+ * byte has reached the client, since nothing is returned until the upstream said yes.
+ */
 export async function postJson(target: UpstreamTarget, options: PostJsonOptions): Promise<Dispatcher.ResponseData> {
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(options.url, {
-      dispatcher: options.dispatcher,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
-      body: JSON.stringify(options.body),
-      signal: options.signal,
-      headersTimeout: target.timeoutMs,
-      bodyTimeout: target.timeoutMs,
-    });
-  } catch (err) {
-    throw transportError(target, err);
+  const body = JSON.stringify(options.body);
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers };
+  for (let attempt = 0; ; attempt++) {
+    const retriesLeft = attempt < target.maxRetries;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(options.url, {
+        dispatcher: options.dispatcher,
+        method: 'POST',
+        headers,
+        body,
+        signal: options.signal,
+        headersTimeout: target.timeoutMs,
+        bodyTimeout: target.timeoutMs,
+      });
+    } catch (err) {
+      const error = transportError(target, err);
+      const retryable = error instanceof AppError && error.code === 'upstream_unreachable';
+      const delay = retryable && retriesLeft ? retryDelayMs(attempt, undefined) : null;
+      if (delay === null) throw error;
+      await sleep(delay, options.signal);
+      continue;
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    const text = await readText(response.body, 64 * 1024).catch(() => '');
+    const retryAfter = firstHeader(response.headers['retry-after']);
+    const delay = isRetryableStatus(response.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
+    if (delay === null) throw statusError(target, response.statusCode, text, retryAfter);
+    await sleep(delay, options.signal);
   }
-  if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  const text = await readText(response.body, 64 * 1024).catch(() => '');
-  throw statusError(target, response.statusCode, text, response.headers['retry-after']);
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Reads a body as text, at most `limit` bytes (error bodies must not exhaust memory). */
@@ -94,7 +125,7 @@ function errorCode(err: unknown): string {
 }
 
 /** Maps an upstream's non-2xx answer to what our client sees, in one place. */
-export function statusError(target: UpstreamTarget, status: number, text: string, retryAfter?: string | string[]): AppError {
+export function statusError(target: UpstreamTarget, status: number, text: string, retryAfter?: string): AppError {
   const upstreamMessage = scrub(extractMessage(text), target.secrets);
   const who = `Upstream '${target.name}'`;
   if (status === 400 || status === 413 || status === 422) {
@@ -105,8 +136,7 @@ export function statusError(target: UpstreamTarget, status: number, text: string
   }
   if (status === 429) {
     const headers: Record<string, string> = {};
-    const value = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-    if (value) headers['Retry-After'] = value;
+    if (retryAfter) headers['Retry-After'] = retryAfter;
     return new AppError(`${who} is rate limiting requests${upstreamMessage ? `: ${upstreamMessage}` : '.'}`, {
       status: 429,
       type: 'rate_limit_error',

@@ -2,5 +2,6 @@ export * from './active-sessions.js';
 export * from './channel-stats.js';
 export * from './conversation-memory.js';
 export * from './keys.js';
+export * from './rate-limiter.js';
 export * from './redis.js';
 export * from './workers.js';

@@ -1,5 +1,11 @@
 import type Router from '@koa/router';
-import { type ChatCompletionRequest, chatCompletionRequestSchema, formatParam, invalidRequest } from '@switchboard/protocol';
+import {
+  type ChatCompletionRequest,
+  chatCompletionRequestSchema,
+  checkJsonDepth,
+  formatParam,
+  invalidRequest,
+} from '@switchboard/protocol';
 import { isAbort } from '@switchboard/providers';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
@@ -7,7 +13,16 @@ import { endSse, failSse, openSse, writeEvent } from '../sse.js';
 
 export function chatCompletionsRoutes(router: Router, deps: AppDeps): void {
   router.post('/v1/chat/completions', async (ctx) => {
+    const { limits } = deps.settings.config;
+    checkJsonDepth(ctx.request.body, limits.maxJsonDepth);
     const request = parseRequest(ctx.request.body);
+    if (request.messages.length > limits.maxMessages) {
+      throw invalidRequest(
+        `At most ${limits.maxMessages} messages are accepted in one request.`,
+        'messages',
+        'too_many_messages',
+      );
+    }
     ctx.state.model = request.model;
     if (request.user) trackUser(deps, request.user);
     const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string };

@@ -28,7 +28,12 @@ export class AnthropicProvider implements Provider {
     this.url = messagesUrl(config);
     this.headers = anthropicHeaders(config);
     this.defaultMaxTokens = config.defaultMaxTokens;
-    this.target = { name, timeoutMs: config.timeoutMs, secrets: config.apiKey ? [config.apiKey] : [] };
+    this.target = {
+      name,
+      timeoutMs: config.timeoutMs,
+      maxRetries: config.maxRetries,
+      secrets: config.apiKey ? [config.apiKey] : [],
+    };
   }
 
   async complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion> {

@@ -21,7 +21,12 @@ export class OpenAIProvider implements Provider {
     this.models = config.models;
     this.url = chatCompletionsUrl(config);
     this.headers = openaiHeaders(config);
-    this.target = { name, timeoutMs: config.timeoutMs, secrets: config.apiKey ? [config.apiKey] : [] };
+    this.target = {
+      name,
+      timeoutMs: config.timeoutMs,
+      maxRetries: config.maxRetries,
+      secrets: config.apiKey ? [config.apiKey] : [],
+    };
   }
 
   async complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion> {

@@ -1,0 +1,47 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyConfig } from '@switchboard/config';
+import { unauthorized } from '@switchboard/protocol';
+import type { Middleware } from 'koa';
+
+export interface ApiClient {
+  /** A short, non-reversible id for logs and rate-limit keys: never the key. */
+  id: string;
+  requestsPerMinute?: number;
+}
+
+interface KnownKey extends ApiClient {
+  digest: Buffer;
+}
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * With API keys configured, the guarded routes need `Authorization: Bearer <key>`: 401
+ * `invalid_api_key` otherwise. Keys are compared as SHA-256 digests with timingSafeEqual, every
+ * key every time, so neither the match nor a key's length shows in the timing. Without keys,
+ * anything (the placeholder keys of client examples included) is let through.
+ */
+export function apiKeyAuth(keys: ApiKeyConfig[], guarded: (path: string) => boolean): Middleware {
+  const known: KnownKey[] = keys.map((entry) => {
+    const key = typeof entry === 'string' ? entry : entry.key;
+    const d = digest(key);
+    const name = typeof entry === 'string' ? undefined : entry.name;
+    return {
+      digest: d,
+      id: name ?? `key-${d.toString('hex').slice(0, 8)}`,
+      ...(typeof entry !== 'string' && entry.requestsPerMinute ? { requestsPerMinute: entry.requestsPerMinute } : {}),
+    };
+  });
+  return async (ctx, next) => {
+    if (known.length === 0 || !guarded(ctx.path) || ctx.method === 'OPTIONS') return next();
+    const header = ctx.get('authorization');
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!given) throw unauthorized('Missing API key: send Authorization: Bearer <key>.');
+    const d = digest(given);
+    let match: KnownKey | undefined;
+    for (const key of known) if (timingSafeEqual(d, key.digest) && !match) match = key;
+    if (!match) throw unauthorized('Incorrect API key provided.');
+    ctx.state.client = { id: match.id, requestsPerMinute: match.requestsPerMinute } satisfies ApiClient;
+    await next();
+  };
+}

@@ -1,0 +1,44 @@
+import type { Logger } from '@switchboard/logger';
+import { AppError } from '@switchboard/protocol';
+import type { RateLimiter } from '@switchboard/state';
+import type { Context, Middleware } from 'koa';
+
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  logger: Logger;
+  /** Which requests count, and against which subject and limit; null lets a request through uncounted. */
+  subject: (ctx: Context) => { subject: string; limit: number } | null;
+  /** `open`: a Redis failure lets the request through (and is logged); `closed`: it is refused. */
+  onRedisError: 'open' | 'closed';
+}
+
+/** 429 `rate_limit_exceeded` with `Retry-After` once a subject's budget for the minute is spent. */
+export function rateLimit(options: RateLimitOptions): Middleware {
+  let lastWarning = 0;
+  return async (ctx, next) => {
+    const rule = options.subject(ctx);
+    if (!rule) return next();
+    let decision: Awaited<ReturnType<RateLimiter['hit']>>;
+    try {
+      decision = await options.limiter.hit(rule.subject, rule.limit);
+    } catch (err) {
+      if (options.onRedisError === 'closed') throw err;
+      if (Date.now() - lastWarning > 10_000) {
+        lastWarning = Date.now();
+        options.logger.warn('rate limiter unavailable: letting requests through', { error: (err as Error).message });
+      }
+      return next();
+    }
+    ctx.set('X-RateLimit-Limit', String(decision.limit));
+    ctx.set('X-RateLimit-Remaining', String(decision.remaining));
+    if (!decision.allowed) {
+      throw new AppError(`Rate limit reached: ${decision.limit} requests per minute. Try again in ${decision.resetSeconds} s.`, {
+        status: 429,
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        headers: { 'Retry-After': String(decision.resetSeconds) },
+      });
+    }
+    await next();
+  };
+}
