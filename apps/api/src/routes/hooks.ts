@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { AppError, notFound } from '@switchboard/protocol';
+import { redisReady } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 import type { Hook } from '../hook-registry.js';
 import { requireJsonContentType } from '../middleware/json-guards.js';
@@ -42,7 +43,7 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
 /** A hook's own `rateLimit` (all senders together): 429 with Retry-After past it. */
 async function limitHook(deps: AppDeps, hook: Hook): Promise<void> {
   const limit = hook.config.rateLimit?.requestsPerMinute;
-  if (!limit) return;
+  if (!limit || !(await redisReady(deps.redis))) return; // without Redis the hook answers 503 anyway
   const decision = await deps.rateLimiter.hit(`hook:${hook.name}`, limit).catch(() => null);
   if (decision && !decision.allowed) {
     throw new AppError(`Rate limit reached for this hook: ${limit} requests per minute.`, {

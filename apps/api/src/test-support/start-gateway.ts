@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadSettings, type Settings } from '@switchboard/config';
 import { createLogger } from '@switchboard/logger';
+import { redisReady } from '@switchboard/state';
 import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { createDeps } from '../deps.js';
 import { type RunningServer, startServer } from '../server.js';
@@ -55,6 +56,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   const logger = createLogger({ level: settings.logLevel, secrets: settings.secrets, stream });
   const deps = createDeps(settings, { logger });
   const running = await startServer(deps, 0, '127.0.0.1');
+  await redisReady(deps.redis, 2_000); // as a long-running process would be; false when Redis is away on purpose
   return {
     url: running.url,
     baseURL: `${running.url}/v1`,
