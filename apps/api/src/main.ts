@@ -1,19 +1,10 @@
-import { ConfigError, loadSettings } from '@switchboard/config';
+import { loadSettingsOrExit } from '@switchboard/config';
 import { createDeps } from './deps.js';
 import { startServer } from './server.js';
 
 /** `npm run start:api`: load config, listen, drain on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
-  let settings: ReturnType<typeof loadSettings>;
-  try {
-    settings = loadSettings(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`switchboard: configuration error: ${err.message}`);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const settings = loadSettingsOrExit(process.env);
   const deps = createDeps(settings);
   const running = await startServer(deps, settings.port, settings.host);
   deps.logger.info('api listening', { url: running.url, default_model: settings.defaultModel });

@@ -1,19 +1,10 @@
-import { ConfigError, loadSettings } from '@switchboard/config';
+import { loadSettingsOrExit } from '@switchboard/config';
 import { closeWorkerDeps, createWorkerDeps } from './deps.js';
 import { startWorker } from './worker.js';
 
 /** `npm run start:worker`: consume the inbound queue; SIGINT/SIGTERM finish active jobs, then exit 0. */
 async function main(): Promise<void> {
-  let settings: ReturnType<typeof loadSettings>;
-  try {
-    settings = loadSettings(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`switchboard: configuration error: ${err.message}`);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const settings = loadSettingsOrExit(process.env);
   const deps = createWorkerDeps(settings);
   const running = startWorker(deps);
   deps.logger.info('worker started', { worker_id: running.heartbeat.id, concurrency: settings.config.worker.concurrency });

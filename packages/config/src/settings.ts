@@ -175,3 +175,17 @@ function collectSecrets(config: FileConfig): string[] {
   );
   return [...new Set(secrets)];
 }
+
+/**
+ * For the apps' entry points: the settings, or one clear line on stderr and exit code 78
+ * (EX_CONFIG) when the configuration is wrong.
+ */
+export function loadSettingsOrExit(env: Env): Settings {
+  try {
+    return loadSettings(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(`switchboard: configuration error: ${err.message}`);
+    process.exit(78);
+  }
+}

@@ -77,7 +77,9 @@ describe('upstream retries', () => {
   });
 
   it('retries a refused connection, then gives up with 502 after maxRetries', async () => {
-    primary.handle((_req, res) => res.socket?.destroy());
+    primary.handle((_req, res) => {
+      res.socket?.destroy();
+    });
     const before = primary.requests.length;
     const res = await ask('main/gpt');
     expect(res.status).toBe(502);

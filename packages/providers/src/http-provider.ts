@@ -1,0 +1,93 @@
+import type { ProviderConfig } from '@switchboard/config';
+import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
+import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
+import { parseSse, type SseEvent } from './sse-parser.js';
+import { createPool, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
+
+/** Turns one upstream SSE event into a chunk, `'done'` at the end of the answer, or null to skip. */
+export type EventReader = (event: SseEvent) => ProviderChunk | 'done' | null;
+
+/**
+ * What every HTTP upstream shares: one keep-alive pool, retries and error mapping (postJson),
+ * JSON answers, and SSE streams read to the end so the connection returns to the pool. A
+ * provider supplies only its wire format: the request body, the response, the stream events.
+ */
+export abstract class HttpProvider implements Provider {
+  readonly models: readonly string[];
+  private readonly pool = createPool();
+  protected readonly target: UpstreamTarget;
+
+  constructor(
+    readonly name: string,
+    config: ProviderConfig,
+    private readonly url: string,
+    private readonly headers: Record<string, string>,
+  ) {
+    this.models = config.models;
+    this.target = {
+      name,
+      timeoutMs: config.timeoutMs,
+      maxRetries: config.maxRetries,
+      secrets: config.apiKey ? [config.apiKey] : [],
+    };
+  }
+
+  protected abstract requestBody(request: ChatCompletionRequest, upstreamModel: string, stream: boolean): unknown;
+  protected abstract parseResponse(json: unknown): ProviderCompletion;
+  /** A reader for one stream (it may keep state across events). */
+  protected abstract eventReader(): EventReader;
+
+  async complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion> {
+    const response = await this.post(this.requestBody(request, upstreamModel, false), ctx);
+    let json: unknown;
+    try {
+      json = JSON.parse(await readText(response.body));
+    } catch (err) {
+      if (err instanceof SyntaxError) {
+        throw upstreamError(`Upstream '${this.name}' returned a body that is not JSON.`, 'upstream_invalid_response');
+      }
+      throw transportError(this.target, err);
+    }
+    return this.parseResponse(json);
+  }
+
+  async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>> {
+    const response = await this.post(this.requestBody(request, upstreamModel, true), ctx);
+    const contentType = String(response.headers['content-type'] ?? '');
+    if (!contentType.includes('text/event-stream')) {
+      // dump(), not destroy(): destroy() would leave an 'aborted' error event with no listener.
+      await response.body.dump().catch(() => {});
+      throw upstreamError(`Upstream '${this.name}' did not answer with an event stream.`, 'upstream_invalid_response');
+    }
+    return this.readStream(response.body, this.eventReader());
+  }
+
+  private async *readStream(
+    body: AsyncIterable<Uint8Array> & { destroy(): void },
+    read: EventReader,
+  ): AsyncGenerator<ProviderChunk> {
+    let done = false;
+    try {
+      // Read on past the end event to the end of the body, so the connection goes back to the pool.
+      for await (const event of parseSse(body)) {
+        if (done) continue;
+        const chunk = read(event);
+        if (chunk === 'done') done = true;
+        else if (chunk) yield chunk;
+      }
+    } catch (err) {
+      throw streamError(this.target, err);
+    } finally {
+      if (!done) body.destroy();
+    }
+    if (!done) throw upstreamError(`Upstream '${this.name}' ended the stream before it was complete.`, 'upstream_stream_broken');
+  }
+
+  private post(body: unknown, ctx: CallContext) {
+    return postJson(this.target, { dispatcher: this.pool, url: this.url, headers: this.headers, body, signal: ctx.signal });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
