@@ -1,5 +1,6 @@
 import { bullPrefix, INBOUND_QUEUE } from '@switchboard/queue';
 import { Worker } from 'bullmq';
+import { retryBackoff } from './backoff.js';
 import type { WorkerDeps } from './deps.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { createProcessor } from './processor.js';
@@ -21,6 +22,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     lockDuration: lockMs,
     stalledInterval: lockMs,
     maxStalledCount: 2,
+    settings: { backoffStrategy: retryBackoff(deps.settings.config.worker.backoffMs) },
   });
   worker.on('failed', (job, err) => {
     if (!job) return;

@@ -3,6 +3,12 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { InboundJobData, InboundJobMessage } from './inbound-job.js';
 
+/**
+ * Jobs retry with the worker's own back-off strategy (apps/worker/src/backoff.ts): exponential,
+ * or the platform's Retry-After when that is longer.
+ */
+export const RETRY_BACKOFF = 'switchboard';
+
 export interface EnqueueOptions {
   attempts: number;
   backoffMs: number;
@@ -62,7 +68,7 @@ export async function enqueueInbound(
   await queue.add('message', data, {
     jobId,
     attempts: options.attempts,
-    backoff: { type: 'exponential', delay: options.backoffMs },
+    backoff: { type: RETRY_BACKOFF, delay: options.backoffMs },
     removeOnComplete: { age: retention },
     removeOnFail: { age: retention * 7 },
   });

@@ -44,8 +44,8 @@ export interface HookHarness {
   platform: LocalServer;
   gateway: TestGateway;
   worker: TestWorker;
-  /** POSTs the exact bytes given (signatures are over them) to `/hooks/<hook>` as JSON. */
-  post(hook: string, rawBody: Buffer | string, headers?: Record<string, string>): Promise<Response>;
+  /** POSTs `rawBody` as is, UTF-8 (signatures are over those bytes), to `/hooks/<hook>` as JSON. */
+  post(hook: string, rawBody: string, headers?: Record<string, string>): Promise<Response>;
   /** The hook's entry in GET /status. */
   channel(hook: string): Promise<ChannelStatus>;
   /** GET /status's `queues.inbound` counts. */

@@ -1,10 +1,8 @@
 import { discordHookSchema } from '@switchboard/config';
-import { type LocalServer, sendJson, startLocalServer } from '@switchboard/testing';
+import { discordCommand, discordKeys, discordRequest, type LocalServer, sendJson, startLocalServer } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../channel.js';
 import { deliveryErrorFrom } from '../test-support/errors.js';
-import { discordCommand } from '../test-support/platform-bodies.js';
-import { discordKeys, discordRequest } from '../test-support/signed-requests.js';
 import { DiscordAdapter } from './discord-adapter.js';
 
 const APPLICATION_ID = '1100000000000000001';

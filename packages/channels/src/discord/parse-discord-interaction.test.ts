@@ -1,6 +1,6 @@
+import { discordCommand } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
-import { discordCommand } from '../test-support/platform-bodies.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 
 const pleaseGivePrompt = {

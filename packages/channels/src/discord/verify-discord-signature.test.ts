@@ -1,6 +1,6 @@
+import { discordKeys, discordRequest } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
-import { discordKeys, discordRequest } from '../test-support/signed-requests.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
 
 const keys = discordKeys();

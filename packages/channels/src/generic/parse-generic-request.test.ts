@@ -1,7 +1,7 @@
+import { jsonRequest } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../channel.js';
 import { appErrorFrom } from '../test-support/errors.js';
-import { jsonRequest } from '../test-support/signed-requests.js';
 import { parseGenericRequest } from './parse-generic-request.js';
 
 const badRequest = (request: InboundRequest) => appErrorFrom(() => parseGenericRequest(request));

@@ -1,6 +1,6 @@
+import { slackMessageEvent } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
-import { slackMessageEvent } from '../test-support/platform-bodies.js';
 import { parseSlackEvent } from './parse-slack-event.js';
 
 const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };

@@ -1,10 +1,8 @@
 import { slackHookSchema } from '@switchboard/config';
-import { type LocalServer, sendJson, startLocalServer } from '@switchboard/testing';
+import { type LocalServer, sendJson, slackMessageEvent, slackRequest, startLocalServer } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../channel.js';
 import { deliveryErrorFrom } from '../test-support/errors.js';
-import { slackMessageEvent } from '../test-support/platform-bodies.js';
-import { slackRequest } from '../test-support/signed-requests.js';
 import { SlackAdapter } from './slack-adapter.js';
 
 const BOT_TOKEN = 'xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy';

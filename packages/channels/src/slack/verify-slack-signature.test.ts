@@ -1,6 +1,6 @@
+import { SAMPLE_NOW, slackRequest, slackSignature } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
-import { NOW, slackRequest, slackSignature } from '../test-support/signed-requests.js';
 import { verifySlackSignature } from './verify-slack-signature.js';
 
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
@@ -18,16 +18,16 @@ describe('verifySlackSignature', () => {
   });
 
   it('accepts a timestamp up to five minutes old or ahead', () => {
-    expect(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: NOW - 300_000 }), SECRET)).not.toThrow();
-    expect(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: NOW + 300_000 }), SECRET)).not.toThrow();
+    expect(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: SAMPLE_NOW - 300_000 }), SECRET)).not.toThrow();
+    expect(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: SAMPLE_NOW + 300_000 }), SECRET)).not.toThrow();
   });
 
   it('answers 401 when the Slack signature is stale', () => {
-    expectRefused(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: NOW - 301_000 }), SECRET));
+    expectRefused(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: SAMPLE_NOW - 301_000 }), SECRET));
   });
 
   it('answers 401 when the timestamp is more than five minutes in the future', () => {
-    expectRefused(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: NOW + 301_000 }), SECRET));
+    expectRefused(() => verifySlackSignature(slackRequest(SECRET, BODY, { signedAt: SAMPLE_NOW + 301_000 }), SECRET));
   });
 
   it('answers 401 for a signature made with another secret', () => {
@@ -42,7 +42,7 @@ describe('verifySlackSignature', () => {
 
   it('answers 401 when the timestamp was changed after signing', () => {
     const request = slackRequest(SECRET, BODY);
-    request.headers['x-slack-request-timestamp'] = String(Math.floor(NOW / 1000) - 1);
+    request.headers['x-slack-request-timestamp'] = String(Math.floor(SAMPLE_NOW / 1000) - 1);
     expectRefused(() => verifySlackSignature(request, SECRET));
   });
 

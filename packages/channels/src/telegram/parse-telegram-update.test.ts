@@ -1,6 +1,6 @@
+import { telegramUpdate } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
-import { telegramUpdate } from '../test-support/platform-bodies.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
 
 const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };

@@ -1,10 +1,8 @@
 import { telegramHookSchema } from '@switchboard/config';
-import { type LocalServer, sendJson, startLocalServer } from '@switchboard/testing';
+import { jsonRequest, type LocalServer, sendJson, startLocalServer, telegramUpdate } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../channel.js';
 import { deliveryErrorFrom } from '../test-support/errors.js';
-import { telegramUpdate } from '../test-support/platform-bodies.js';
-import { jsonRequest } from '../test-support/signed-requests.js';
 import { TelegramAdapter } from './telegram-adapter.js';
 
 const BOT_TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';

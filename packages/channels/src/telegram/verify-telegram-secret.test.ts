@@ -1,6 +1,6 @@
+import { jsonRequest } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
-import { jsonRequest } from '../test-support/signed-requests.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
 const SECRET = 'tg-webhook-secret_0123';
