@@ -1,7 +1,7 @@
 import { DeliveryError } from '@switchboard/channels';
 import type { BackoffStrategy } from 'bullmq';
 
-/** A platform asking for longer than this is not waited for: the job fails and says so. */
+/** A longer Retry-After is capped: the job is retried after this at the latest. */
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 /**
