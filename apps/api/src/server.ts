@@ -13,6 +13,15 @@ export interface RunningServer {
 export async function startServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
   const server = createServer({ keepAliveTimeout: 65_000 }, createApp(deps).callback());
   server.headersTimeout = 66_000;
+  // While draining, a kept-alive connection is closed as soon as its response is over, so no new
+  // request slips in on it and shutdown does not wait for idle clients.
+  let draining = false;
+  server.on('request', (_req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
+    res.once('finish', () => {
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -23,6 +32,7 @@ export async function startServer(deps: AppDeps, port: number, host: string): Pr
     server,
     url: `http://${shownHost}:${address.port}`,
     async close(drainMs = 30_000) {
+      draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), drainMs);

@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
+
+/** A port nothing listens on right now (the OS picks it; it is free again once we close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface PrivateRedis {
+  port: number;
+  url: string;
+  /** Whether the redis-server process is running. */
+  readonly up: boolean;
+  /** Starts redis-server on `port` (again) and resolves once it answers PING. */
+  start(): Promise<void>;
+  /** SIGKILLs redis-server: an outage, not a shutdown; nothing is saved. */
+  kill(): Promise<void>;
+}
+
+/**
+ * A redis-server of the test's own on a free port, without persistence, so a test can take it
+ * down and bring it back while the shared Redis (which other processes use) is never touched.
+ */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+  const redis: PrivateRedis = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get up() {
+      return child !== null;
+    },
+    async start() {
+      if (child) return;
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
+      for (let i = 0; i < 200 && !(await answersPing(port)); i++) await new Promise((r) => setTimeout(r, 25));
+      if (!(await answersPing(port))) throw new Error(`redis-server on port ${port} did not answer PING`);
+    },
+    async kill() {
+      const running = child;
+      if (!running) return;
+      child = null;
+      const exited = once(running, 'exit');
+      running.kill('SIGKILL');
+      await exited;
+    },
+  };
+  await redis.start();
+  return redis;
+}
+
+/** One PING over a raw connection (RESP), so no client library reconnects behind our back. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('*1\r\n$4\r\nPING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
