@@ -1,0 +1,125 @@
+// The bench's two child processes (the stand-in upstream and the gateway) and what it takes
+// to start them, notice when one dies, and leave nothing behind: processes, temp files, Redis keys.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { request } from 'undici';
+
+const STDERR_TAIL = 8 * 1024;
+
+/**
+ * A child process that remembers the end of its stderr and calls `onUnexpectedExit` if it
+ * exits before `stop()` asked it to.
+ */
+export class Child {
+  /**
+   * @param {string} name shown in messages
+   * @param {string[]} args node arguments (script last)
+   * @param {{ env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore', onUnexpectedExit: (message: string) => void }} options
+   */
+  constructor(name, args, { env, stdout, onUnexpectedExit }) {
+    this.name = name;
+    this.stderrTail = '';
+    this.stopping = false;
+    // stdin stays an open pipe: the upstream exits when it closes, i.e. when the bench dies.
+    this.process = spawn(process.execPath, args, { env, stdio: ['pipe', stdout, 'pipe'] });
+    this.process.stderr.setEncoding('utf8');
+    this.process.stderr.on('data', (text) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
+    });
+    this.exited = once(this.process, 'exit');
+    this.process.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      const tail = this.stderrTail.trim();
+      onUnexpectedExit(`${name} exited unexpectedly (${signal ?? `code ${code}`})${tail ? `; its stderr ends:\n${tail}` : ''}`);
+    });
+  }
+
+  get running() {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  async stop(graceMs = 5000) {
+    this.stopping = true;
+    if (!this.running) return;
+    this.process.kill('SIGTERM');
+    const timer = setTimeout(() => this.process.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** Last resort from a synchronous `exit` handler. */
+  killNow() {
+    this.stopping = true;
+    if (this.running) this.process.kill('SIGKILL');
+  }
+}
+
+/** Resolves with the first line the child prints on stdout, as a port number. */
+export async function readPort(child, timeoutMs = 10_000) {
+  const lines = createInterface({ input: child.process.stdout });
+  const timeout = sleep(timeoutMs).then(() => {
+    throw new Error(`${child.name} did not print its port within ${timeoutMs} ms`);
+  });
+  const [line] = await Promise.race([once(lines, 'line'), timeout]);
+  lines.close();
+  child.process.stdout.resume(); // nothing else is expected, but never let the pipe fill
+  const port = Number(line);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`${child.name} printed '${line}' instead of a port`);
+  return port;
+}
+
+/** A port nothing listens on right now (the gateway reads PORT, so it cannot take port 0). */
+export async function freePort() {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Polls GET /health until it answers 200. */
+export async function waitForHealth(origin, child, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.running) {
+    try {
+      const response = await request(`${origin}/health`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      await response.body.dump();
+      if (response.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${child.name} did not answer GET /health within ${timeoutMs} ms`);
+}
+
+/** Deletes every key under `<prefix>:` with SCAN + DEL; returns how many went. */
+export async function deleteRedisKeys(redisUrl, prefix) {
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {}); // reported through the rejected command instead
+  try {
+    await redis.connect();
+    let deleted = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) deleted += await redis.del(...keys);
+    } while (cursor !== '0');
+    return deleted;
+  } finally {
+    redis.disconnect();
+  }
+}

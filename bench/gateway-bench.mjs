@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+// `npm run bench`: how much the gateway costs on top of the upstream it forwards to. Starts a
+// stand-in upstream and the built API (apps/api/dist/main.js) as child processes, drives both
+// with the same undici load from this process, and prints a markdown table plus the two goals.
+// Exits 0 whatever the goals say; non-zero only when the bench itself broke (errors, a crash).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
+import { machineBusyMs, processCpuMs } from './cpu.mjs';
+import { API_KEY } from './fixture.mjs';
+import { measure, summarize } from './load.mjs';
+import { cpuTable, goals, mainTable, ttfbTable } from './report.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const builtApi = join(here, '..', 'apps', 'api', 'dist', 'main.js');
+// Another server to put in the gateway's place, e.g. bench/bare-proxy.mjs for the floor.
+const apiMain = process.env.BENCH_GATEWAY_SCRIPT ? resolve(process.env.BENCH_GATEWAY_SCRIPT) : builtApi;
+
+const SCENARIOS = [
+  { id: 'json-1', label: 'non-streaming, 1 conn', stream: false, connections: 1 },
+  { id: 'json-32', label: 'non-streaming, 32 conns', stream: false, connections: 32 },
+  { id: 'sse-1', label: 'streaming, 1 conn', stream: true, connections: 1 },
+  { id: 'sse-8', label: 'streaming, 8 conns', stream: true, connections: 8 },
+];
+
+const env = process.env;
+const options = {
+  measureMs: numberFromEnv('BENCH_SECONDS', 4, { positive: true }) * 1000,
+  warmupMs: numberFromEnv('BENCH_WARMUP_SECONDS', 1) * 1000,
+  maxRequests: Math.round(numberFromEnv('BENCH_MAX_REQUESTS', 1_000_000, { positive: true })),
+};
+const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', 1)));
+const logLevel = env.BENCH_GATEWAY_LOG_LEVEL || 'info';
+const gatewayNodeArgs = (env.BENCH_GATEWAY_NODE_ARGS || '').split(/\s+/).filter(Boolean);
+const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
+const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
+const prefix = `bench-${randomBytes(6).toString('hex')}`;
+
+const children = [];
+const tempDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+let exiting = false;
+
+process.on('SIGINT', () => fail('interrupted', 130));
+process.on('SIGTERM', () => fail('terminated', 143));
+process.on('uncaughtException', (err) => fail(err?.stack ?? String(err)));
+process.on('unhandledRejection', (err) => fail(err?.stack ?? String(err)));
+// Whatever path led here, no child and no temp file outlives the bench.
+process.on('exit', () => {
+  for (const child of children) child.killNow();
+  rmSync(tempDir, { recursive: true, force: true });
+});
+
+await main();
+
+async function main() {
+  if (!existsSync(apiMain))
+    return fail(`${apiMain} is missing${apiMain === builtApi ? ': build first (npx turbo run build)' : ''}`);
+  const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
+  if (!scenarios.length) return fail(`BENCH_SCENARIOS matches none of ${SCENARIOS.map((s) => s.id).join(', ')}`);
+
+  const upstream = spawnChild('upstream', [join(here, 'upstream-server.mjs')], { ...env, PORT: '0', HOST: '127.0.0.1' }, 'pipe');
+  const upstreamPort = await readPort(upstream);
+
+  const configPath = join(tempDir, 'switchboard.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      defaultModel: 'bench/gpt-4o-mini',
+      providers: {
+        bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: API_KEY, models: ['gpt-4o-mini'] },
+      },
+    }),
+  );
+  const gatewayPort = await freePort();
+  const gateway = spawnChild('gateway', [...gatewayNodeArgs, apiMain], gatewayEnv(gatewayPort, configPath), 'ignore');
+  const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
+  await waitForHealth(gatewayOrigin, gateway);
+
+  const headers = { authorization: `Bearer ${API_KEY}` };
+  const targets = {
+    direct: {
+      name: 'direct',
+      origin: `http://127.0.0.1:${upstreamPort}`,
+      path: '/v1/chat/completions',
+      model: 'gpt-4o-mini',
+      headers,
+    },
+    gateway: { name: 'gateway', origin: gatewayOrigin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers },
+  };
+
+  // CPU ms so far of each process, and of everything else on the machine ("other").
+  const cpuProbe = () => {
+    const [up, gw, machine] = [processCpuMs(upstream.process.pid), processCpuMs(gateway.process.pid), machineBusyMs()];
+    if (up === null || gw === null || machine === null) return null;
+    const own = process.cpuUsage();
+    const bench = (own.user + own.system) / 1000;
+    return { bench, upstream: up, gateway: gw, other: machine - bench - up - gw };
+  };
+
+  console.log(header());
+  const runs = new Map(scenarios.map((scenario) => [scenario.id, { direct: [], gateway: [] }]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      // ABBA: alternate which target goes first, so a drift in machine load hits both alike.
+      const order = round % 2 === 1 ? [targets.direct, targets.gateway] : [targets.gateway, targets.direct];
+      for (const target of order) {
+        process.stderr.write(`bench: ${rounds > 1 ? `round ${round}/${rounds} ` : ''}${scenario.id} → ${target.name} … `);
+        const run = await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+        runs.get(scenario.id)[target.name].push(run);
+        const p50 = [...run.latencies].sort((a, b) => a - b)[Math.floor(run.latencies.length / 2)] ?? Number.NaN;
+        process.stderr.write(
+          `${Math.round((run.latencies.length / run.elapsedMs) * 1000)} req/s, p50 ${p50.toFixed(2)} ms, ${run.errors} errors\n`,
+        );
+      }
+    }
+  }
+  const rows = scenarios.map((scenario) => ({
+    scenario,
+    direct: summarize(runs.get(scenario.id).direct),
+    gateway: summarize(runs.get(scenario.id).gateway),
+  }));
+
+  console.log(`\n${mainTable(rows)}\n`);
+  const ttfb = ttfbTable(rows);
+  if (ttfb) console.log(`Streaming, time to first body byte (ms):\n\n${ttfb}\n`);
+  const cpu = cpuTable(rows);
+  if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution) and CPU use (cores):\n\n${cpu}\n`);
+  console.log(`${goals(rows)}\n`);
+
+  const broken = rows.flatMap((row) =>
+    ['direct', 'gateway']
+      .filter((name) => row[name].errors > 0)
+      .map((name) => `${row.scenario.id} ${name}: ${row[name].errors} errors, first: ${row[name].firstError}`),
+  );
+  if (broken.length) {
+    console.error(`bench: requests failed, so these numbers are not to be trusted:\n  ${broken.join('\n  ')}`);
+    return shutdown(1);
+  }
+  return shutdown(0);
+}
+
+function spawnChild(name, args, childEnv, stdout) {
+  const child = new Child(name, args, { env: childEnv, stdout, onUnexpectedExit: (message) => fail(message) });
+  children.push(child);
+  return child;
+}
+
+/** The gateway sees only the bench's provider: env shortcuts (OPENAI_API_KEY…) are dropped. */
+function gatewayEnv(port, configPath) {
+  const clean = Object.fromEntries(
+    Object.entries(env).filter(([key]) => !/^(OPENAI|ANTHROPIC|SWITCHBOARD)_/.test(key) && key !== 'LOG_LEVEL'),
+  );
+  return {
+    ...clean,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REDIS_URL: redisUrl,
+    SWITCHBOARD_CONFIG: configPath,
+    SWITCHBOARD_REDIS_PREFIX: prefix,
+    SWITCHBOARD_DRAIN_MS: '1000',
+    LOG_LEVEL: logLevel,
+  };
+}
+
+function header() {
+  const cpu = cpus();
+  const logging = ['info', 'http', 'verbose', 'debug', 'silly'].includes(logLevel)
+    ? 'request logging is ON (one winston JSON line per request, gateway stdout → ignore)'
+    : 'request logging is OFF';
+  return [
+    `# Switchboard gateway bench (${new Date().toISOString()})`,
+    '',
+    `- node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}; bench, upstream and gateway share these cores`,
+    `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS), ` +
+      `one undici keep-alive Pool with one in-flight request per connection${rounds > 1 ? `; ${rounds} rounds (ABBA), pooled` : ''}`,
+    `- gateway: LOG_LEVEL=${logLevel}, ${logging}${gatewayNodeArgs.length ? `, node ${gatewayNodeArgs.join(' ')}` : ''}`,
+    `- direct = the stand-in upstream (answers at once); gateway = the same upstream through ${
+      apiMain === builtApi ? '/v1 of apps/api' : relative(process.cwd(), apiMain)
+    }`,
+    '- latencies in ms; ratio = gateway rps / direct rps; Δp50 = gateway p50 − direct p50',
+  ].join('\n');
+}
+
+function numberFromEnv(name, fallback, { positive = false } = {}) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+    console.error(`bench: ${name}='${raw}' is not a ${positive ? 'positive' : 'non-negative'} number; using ${fallback}`);
+    return fallback;
+  }
+  return value;
+}
+
+function fail(message, code = 1) {
+  if (exiting) return;
+  console.error(`bench: ${message}`);
+  void shutdown(code);
+}
+
+/** Stops both children, deletes the temp config and the Redis keys under the bench prefix, exits. */
+async function shutdown(code) {
+  if (exiting) return;
+  exiting = true;
+  await Promise.allSettled(children.map((child) => child.stop()));
+  rmSync(tempDir, { recursive: true, force: true });
+  try {
+    const deleted = await deleteRedisKeys(redisUrl, prefix);
+    console.error(`bench: cleaned up (children stopped, temp config removed, ${deleted} Redis keys under ${prefix}: deleted)`);
+  } catch (err) {
+    console.error(`bench: could not delete the Redis keys under ${prefix}: (${err?.message ?? err})`);
+  }
+  process.exit(code);
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// A stand-in OpenAI-compatible upstream for the gateway bench: it answers POST
+// /v1/chat/completions at once with a fixed completion (or, with `stream: true`, a fixed SSE
+// stream), so that what the bench measures is the gateway, not a model. node:http only.
+// Prints its port on stdout once it listens; exits on SIGTERM/SIGINT or when its stdin closes
+// (the bench died without cleaning up).
+import { createServer } from 'node:http';
+import { API_KEY, REPLY_PIECES, REPLY_TEXT, USAGE } from './fixture.mjs';
+
+const CREATED = 1_760_000_000;
+const MODEL = 'gpt-4o-mini-2024-07-18';
+const completion = Buffer.from(
+  JSON.stringify({
+    id: 'chatcmpl-BenchUpstream0000000000000001',
+    object: 'chat.completion',
+    created: CREATED,
+    model: MODEL,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: REPLY_TEXT, refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: USAGE,
+    service_tier: 'default',
+    system_fingerprint: 'fp_bench0001',
+  }),
+);
+
+const chunk = (delta, finishReason = null, extra = {}) =>
+  `data: ${JSON.stringify({
+    id: 'chatcmpl-BenchUpstream0000000000000002',
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: MODEL,
+    service_tier: 'default',
+    system_fingerprint: 'fp_bench0001',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...extra,
+  })}\n\n`;
+
+// One write per event, as a real upstream sends them, but with no delay between them.
+const streamEvents = [
+  chunk({ role: 'assistant', content: '', refusal: null }),
+  ...REPLY_PIECES.map((text) => chunk({ content: text })),
+  chunk({}, 'stop'),
+];
+const usageEvent = chunk({}, null, { choices: [], usage: USAGE });
+const DONE = 'data: [DONE]\n\n';
+
+function sendError(res, status, message, type, code) {
+  const body = JSON.stringify({ error: { message, type, param: null, code } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const parts = [];
+  req.on('data', (part) => parts.push(part));
+  req.on('end', () => {
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+      return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', 'unknown_url');
+    }
+    if (req.headers.authorization !== `Bearer ${API_KEY}`) {
+      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    }
+    let body;
+    try {
+      body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+    } catch {
+      return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
+    }
+    if (!body?.stream) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': completion.length });
+      res.end(completion);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    for (const event of streamEvents) res.write(event);
+    if (body.stream_options?.include_usage) res.write(usageEvent);
+    res.end(DONE);
+  });
+});
+server.headersTimeout = 66_000;
+
+function stop() {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+  setTimeout(() => process.exit(0), 1000).unref();
+}
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.stdin.on('end', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();
+
+server.listen(Number(process.env.PORT ?? 0), process.env.HOST || '127.0.0.1', () => {
+  process.stdout.write(`${server.address().port}\n`);
+});
