@@ -5,7 +5,7 @@ import { koaBody } from 'koa-body';
 import type { AppDeps } from './deps.js';
 import { type ApiClient, apiKeyAuth } from './middleware/api-key-auth.js';
 import { cors } from './middleware/cors.js';
-import { errorHandler } from './middleware/error-handler.js';
+import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -65,6 +65,9 @@ export function createApp(deps: AppDeps): Koa {
     urlencoded: false,
     multipart: false,
     jsonStrict: true,
+    onError: (err) => {
+      throw unreadableBody(err);
+    },
   });
   app.use((ctx, next) => {
     // Hooks read their raw bytes themselves: platform signatures are computed over them.

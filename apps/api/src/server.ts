@@ -13,6 +13,26 @@ export interface RunningServer {
 export async function startServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
   const server = createServer({ keepAliveTimeout: 65_000 }, createApp(deps).callback());
   server.headersTimeout = 66_000;
+  // Requests Node's HTTP parser refuses before the app sees them (bad bytes in the path or a
+  // header, headers too large) still get the JSON error shape.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: {
+        message: tooLarge ? 'The request headers are too large.' : 'The request could not be parsed as HTTP.',
+        type: 'invalid_request_error',
+        param: null,
+        code: tooLarge ? 'headers_too_large' : 'bad_request',
+      },
+    });
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   // While draining, a kept-alive connection is closed as soon as its response is over, so no new
   // request slips in on it and shutdown does not wait for idle clients.
   let draining = false;

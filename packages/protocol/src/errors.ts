@@ -58,7 +58,7 @@ export const notFound = (message: string, code = 'not_found') =>
   new AppError(message, { status: 404, type: 'invalid_request_error', code });
 
 export const modelNotFound = (model: string) =>
-  new AppError(`The model '${model}' does not exist or is not served here.`, {
+  new AppError(`The model '${model.length > 200 ? `${model.slice(0, 200)}…` : model}' does not exist or is not served here.`, {
     status: 404,
     type: 'invalid_request_error',
     param: 'model',

@@ -24,7 +24,6 @@ export interface Provider {
   /** The `<provider>` part of model ids; also `owned_by`. */
   readonly name: string;
   readonly models: readonly string[];
-  /** Secrets this provider holds, so error messages can be scrubbed of them. */
   complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion>;
   /**
    * Resolves once the upstream has accepted the request (status 200 and headers received), so

@@ -104,7 +104,8 @@ export function transportError(target: UpstreamTarget, err: unknown): unknown {
 
 /** A failure while reading a stream that had begun: the stream is broken, not unreachable. */
 export function streamError(target: UpstreamTarget, err: unknown): unknown {
-  if (err instanceof AppError || isAbort(err)) return err;
+  if (isAbort(err)) return err;
+  if (err instanceof AppError) return scrubbed(err, target.secrets);
   if (err instanceof undiciErrors.BodyTimeoutError) return transportError(target, err);
   return upstreamError(`Upstream '${target.name}' broke off the stream (${errorCode(err)}).`, 'upstream_stream_broken', err);
 }
@@ -126,7 +127,8 @@ function errorCode(err: unknown): string {
 
 /** Maps an upstream's non-2xx answer to what our client sees, in one place. */
 export function statusError(target: UpstreamTarget, status: number, text: string, retryAfter?: string): AppError {
-  const upstreamMessage = scrub(extractMessage(text), target.secrets);
+  // Scrub before extractMessage cuts the text short: a key straddling the cut would survive.
+  const upstreamMessage = extractMessage(scrub(text, target.secrets));
   const who = `Upstream '${target.name}'`;
   if (status === 400 || status === 413 || status === 422) {
     return invalidRequest(`${who} rejected the request: ${upstreamMessage || `status ${status}`}`, null, 'upstream_bad_request');
@@ -157,6 +159,20 @@ function extractMessage(text: string): string {
     // not JSON: fall through to the raw text
   }
   return text.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+/** The same error with the upstream's words scrubbed of secrets and cut to a readable length. */
+function scrubbed(err: AppError, secrets: readonly string[]): AppError {
+  const message = scrub(err.message, secrets);
+  if (message === err.message && message.length <= 600) return err;
+  return new AppError(message.length > 600 ? `${message.slice(0, 600)}…` : message, {
+    status: err.status,
+    type: err.type,
+    code: err.code,
+    param: err.param,
+    headers: err.headers,
+    cause: err.cause,
+  });
 }
 
 export function scrub(text: string, secrets: readonly string[]): string {

@@ -31,7 +31,7 @@ function fromHttpError(err: unknown): unknown {
   const e = err as Error & { status?: number; expose?: boolean; type?: string };
   if (typeof e.status !== 'number' || e.status < 400 || e.status >= 500) return err;
   const messages: Record<string, string> = {
-    'entity.parse.failed': 'The request body is not valid JSON.',
+    'entity.parse.failed': 'The request body is not valid JSON (keys such as __proto__ are refused too).',
     'entity.too.large': 'The request body is too large.',
     'encoding.unsupported': 'The request body has an unsupported content encoding.',
     'charset.unsupported': 'The request body has an unsupported charset.',
@@ -43,4 +43,17 @@ function fromHttpError(err: unknown): unknown {
     : (e.type && messages[e.type]) || (e.expose ? e.message : 'The request could not be processed.');
   const code = e.status === 413 ? 'request_too_large' : badJson ? 'invalid_json' : null;
   return new AppError(message, { status: e.status, type: 'invalid_request_error', code });
+}
+
+/**
+ * A body koa-body could not read: its own errors carry a status; anything else (a zlib error
+ * for a body that claims `Content-Encoding: gzip` but is not) is the client's fault, a 400.
+ */
+export function unreadableBody(err: Error): Error {
+  if (typeof (err as { status?: unknown }).status === 'number') return err;
+  return new AppError('The request body could not be decoded: check its Content-Encoding.', {
+    status: 400,
+    type: 'invalid_request_error',
+    code: 'invalid_body',
+  });
 }

@@ -23,7 +23,7 @@ export function chatCompletionsRoutes(router: Router, deps: AppDeps): void {
         'too_many_messages',
       );
     }
-    ctx.state.model = request.model;
+    ctx.state.model = request.model.slice(0, 200); // the log line stays one short line
     if (request.user) trackUser(deps, request.user);
     const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string };
 

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,19 @@ describe('unknown models and routes', () => {
     const json = await res.json();
     expectErrorShape(json);
     expect(json.error.code).toBe('method_not_allowed');
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  it('answers them in the JSON error shape too', async () => {
+    const { port } = new URL(gateway.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.write('GET /v1/mo\x01dels HTTP/1.1\r\nHost: x\r\n\r\n');
+    let answer = '';
+    for await (const chunk of socket) answer += String(chunk);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expectErrorShape(json);
   });
 });
 

@@ -76,7 +76,7 @@ function convertEvent(provider: string, event: StreamEvent, state: StreamState):
       return 'done';
     case 'error': {
       const message = event.error?.message;
-      throw upstreamError(`Upstream '${provider}' failed mid-stream${message ? `: ${message.slice(0, 300)}` : '.'}`);
+      throw upstreamError(`Upstream '${provider}' failed mid-stream${message ? `: ${message.slice(0, 4000)}` : '.'}`);
     }
     default:
       // ping, content_block_stop

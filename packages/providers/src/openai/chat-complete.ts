@@ -54,7 +54,7 @@ export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderCh
   if (json && typeof json === 'object' && 'error' in json) {
     const message = (json as { error?: { message?: unknown } }).error?.message;
     throw upstreamError(
-      `Upstream '${provider}' failed mid-stream${typeof message === 'string' ? `: ${message.slice(0, 300)}` : '.'}`,
+      `Upstream '${provider}' failed mid-stream${typeof message === 'string' ? `: ${message.slice(0, 4000)}` : '.'}`,
     );
   }
   const parsed = upstreamChunkSchema.safeParse(json);

@@ -1,0 +1,468 @@
+import { gzipSync } from 'node:zlib';
+import {
+  discordCommand,
+  discordKeys,
+  discordPing,
+  discordSignedHeaders,
+  type LocalServer,
+  slackMessageEvent,
+  slackSignedHeaders,
+  startOpenAIUpstream,
+  TELEGRAM_SECRET_HEADER,
+  telegramUpdate,
+} from '@switchboard/testing';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  anyBody,
+  anyValue,
+  authorization,
+  chatBody,
+  chatLikeBody,
+  commonHeaders,
+  contentType,
+  describeRequest,
+  headersOf,
+  headerText,
+  longHeaderText,
+  longSegment,
+  method,
+  mutated,
+  pollutionMember,
+  query,
+  segment,
+  segments,
+  serialize,
+  shown,
+  smallBody,
+  text,
+  VALID_CHAT,
+  withMember,
+} from './test-support/bad-requests.js';
+import { createRawClient, type RawClient, type RawRequest, type RawResponse } from './test-support/raw-client.js';
+import { startGateway, type TestGateway } from './test-support/start-gateway.js';
+
+/**
+ * The "bad input" rules, checked against generated requests: whatever arrives at /v1 or /hooks,
+ * the gateway answers below 500, every error is the OpenAI error JSON, no prototype is polluted,
+ * and the process stays up. One gateway takes every request, so damage left by one request (a
+ * polluted prototype, a wedged connection) shows in the ones after it.
+ */
+
+const CLIENT_KEY = 'fuzz-client-key-0123456789';
+const HOOK_TOKEN = 'fuzz-hook-token-0123456789';
+const SLACK_SECRET = 'fuzz-slack-signing-secret-0123';
+const TELEGRAM_SECRET = 'fuzz-telegram-secret-0123';
+const ORIGIN = 'https://app.example.com';
+const HOOKS = ['generic', 'slack', 'telegram', 'discord'] as const;
+type HookName = (typeof HOOKS)[number];
+/** Runs of the four request properties; together at least the 10,000 requests the issue asks for. */
+const RUNS = { chat: 5000, models: 2500, hooks: 5500, paths: 2000 };
+
+const discord = discordKeys();
+const otherDiscordKey = discordKeys().privateKey;
+let upstream: LocalServer;
+let gateway: TestGateway;
+let client: RawClient;
+let prototypeNames: { object: string[]; array: string[] };
+
+beforeAll(async () => {
+  prototypeNames = { object: Object.getOwnPropertyNames(Object.prototype), array: Object.getOwnPropertyNames(Array.prototype) };
+  upstream = await startOpenAIUpstream();
+  // No worker runs, so nothing is delivered; the platform URLs point nowhere all the same.
+  const nowhere = 'http://127.0.0.1:9';
+  gateway = await startGateway({
+    config: {
+      defaultModel: 'mock/gpt-4o-mini',
+      providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-fuzz-upstream', models: ['gpt-4o-mini'] } },
+      apiKeys: [CLIENT_KEY],
+      cors: { origins: [ORIGIN] },
+      hooks: {
+        generic: { type: 'generic', token: HOOK_TOKEN },
+        slack: { type: 'slack', signingSecret: SLACK_SECRET, botToken: 'xoxb-fuzz-bot-token', apiUrl: nowhere },
+        telegram: { type: 'telegram', botToken: '123456:fuzz-bot-token', secretToken: TELEGRAM_SECRET, apiUrl: nowhere },
+        discord: { type: 'discord', publicKey: discord.publicKeyHex, applicationId: '1100000000000000001', apiUrl: nowhere },
+      },
+    },
+    env: { LOG_LEVEL: 'info' },
+  });
+  client = createRawClient(gateway.url);
+});
+
+afterAll(async () => {
+  client?.close();
+  await gateway?.close();
+  await upstream?.close();
+});
+
+// ---------------------------------------------------------------------------------------------
+// The rules every answer is held to
+
+/** Exactly `{"error":{"message","type","param","code"}}`, with a message to read. */
+function isErrorBody(json: unknown): boolean {
+  if (!json || typeof json !== 'object' || Object.keys(json).join() !== 'error') return false;
+  const error = (json as { error: unknown }).error;
+  if (!error || typeof error !== 'object') return false;
+  const { message, type, param, code } = error as Record<string, unknown>;
+  return (
+    Object.keys(error).sort().join() === 'code,message,param,type' &&
+    typeof message === 'string' &&
+    message.length > 0 &&
+    typeof type === 'string' &&
+    type.length > 0 &&
+    (param === null || typeof param === 'string') &&
+    (code === null || typeof code === 'string')
+  );
+}
+
+function expectSaneAnswer(request: RawRequest, response: RawResponse): void {
+  const exchange = `${describeRequest(request)}\n→ ${response.status} ${response.headers['content-type']} ${response.text.slice(0, 300)}`;
+  expect(response.status, exchange).toBeLessThan(500);
+  if (response.status >= 400) {
+    expect(response.headers['content-type'], exchange).toMatch(/^application\/json(;|$)/);
+    if (request.method !== 'HEAD') {
+      let json: unknown;
+      try {
+        json = JSON.parse(response.text);
+      } catch {
+        expect.fail(`the error body is not JSON: ${exchange}`);
+      }
+      expect(isErrorBody(json), exchange).toBe(true);
+    }
+  }
+  // Checked after every request, so a polluting request is named by its own counterexample.
+  expect(Object.getOwnPropertyNames(Object.prototype), exchange).toEqual(prototypeNames.object);
+  expect(Object.getOwnPropertyNames(Array.prototype), exchange).toEqual(prototypeNames.array);
+}
+
+async function sendAndCheck(request: RawRequest): Promise<void> {
+  // The upstream records every request; 1 MiB bodies would add up over thousands of runs.
+  upstream.requests.length = 0;
+  expectSaneAnswer(request, await client.send(request));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hooks: each platform's authentication (valid, wrong, junk or missing) and payloads
+
+const hookAuth = fc.record({
+  generic: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom({ authorization: `Bearer ${HOOK_TOKEN}` }, { 'x-hook-token': HOOK_TOKEN }) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        {},
+        { authorization: `Bearer ${HOOK_TOKEN}x` },
+        { authorization: `Basic ${HOOK_TOKEN}` },
+        { 'x-hook-token': HOOK_TOKEN.slice(1) },
+        { authorization: 'Bearer ', 'x-hook-token': '' },
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ authorization: headerText(200), 'x-hook-token': headerText(200) }, { requiredKeys: [] }),
+    },
+  ),
+  slack: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('valid' as const) },
+    { weight: 2, arbitrary: fc.constantFrom('stale' as const, 'other-secret' as const, 'missing' as const) },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        { 'x-slack-signature': headerText(100), 'x-slack-request-timestamp': fc.oneof(headerText(20), fc.integer().map(String)) },
+        { requiredKeys: [] },
+      ),
+    },
+  ),
+  telegram: fc.oneof(
+    { weight: 6, arbitrary: fc.constant({ [TELEGRAM_SECRET_HEADER]: TELEGRAM_SECRET }) },
+    { weight: 2, arbitrary: fc.constantFrom({}, { [TELEGRAM_SECRET_HEADER]: `${TELEGRAM_SECRET} ` }) },
+    { weight: 1, arbitrary: headerText(100).map((value) => ({ [TELEGRAM_SECRET_HEADER]: value })) },
+  ),
+  discord: fc.oneof(
+    { weight: 6, arbitrary: fc.record({ timestamp: fc.oneof(fc.nat().map(String), headerText(30)) }) },
+    { weight: 2, arbitrary: fc.constantFrom('other-key' as const, 'missing' as const) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record(
+          {
+            'x-signature-ed25519': fc.oneof(fc.stringMatching(/^[0-9a-f]{128}$/), headerText(140)),
+            'x-signature-timestamp': headerText(30),
+          },
+          { requiredKeys: [] },
+        )
+        .map((junk) => ({ junk })),
+    },
+  ),
+});
+
+type HookAuth = typeof hookAuth extends fc.Arbitrary<infer T> ? T : never;
+
+/** Every platform's headers at once (each hook reads only its own), signed over the exact body. */
+function hookAuthHeaders(auth: HookAuth, body: Buffer): Record<string, string> {
+  const headers = headersOf(auth.generic, auth.telegram);
+  const now = Date.now();
+  if (auth.slack === 'valid') Object.assign(headers, slackSignedHeaders(SLACK_SECRET, body, now));
+  else if (auth.slack === 'stale') Object.assign(headers, slackSignedHeaders(SLACK_SECRET, body, now - 10 * 60_000));
+  else if (auth.slack === 'other-secret') Object.assign(headers, slackSignedHeaders(`${SLACK_SECRET}-other`, body, now));
+  else if (typeof auth.slack === 'object') Object.assign(headers, headersOf(auth.slack));
+  const { discord: signing } = auth;
+  if (signing === 'other-key')
+    Object.assign(headers, discordSignedHeaders(otherDiscordKey, body, String(Math.floor(now / 1000))));
+  else if (typeof signing === 'object' && 'timestamp' in signing) {
+    Object.assign(headers, discordSignedHeaders(discord.privateKey, body, signing.timestamp));
+  } else if (typeof signing === 'object') Object.assign(headers, headersOf(signing.junk));
+  return headers;
+}
+
+const slackSample = slackMessageEvent();
+const telegramSample = telegramUpdate();
+const discordSample = discordCommand();
+
+/** The platforms' real payloads with a field or two replaced by anything. */
+const platformBodies: Record<HookName, fc.Arbitrary<Record<string, unknown>>> = {
+  generic: mutated(
+    { from: 'fuzz-user', text: 'hi' },
+    { from: fc.string({ maxLength: 300 }), text: fc.string(), action: fc.constantFrom('chat', 'reset', 'delete') },
+  ),
+  slack: fc.oneof(
+    mutated(slackSample, {
+      type: fc.constantFrom('event_callback', 'url_verification', 'app_rate_limited'),
+      challenge: fc.string(),
+      event_id: fc.string(),
+      event: mutated(slackSample.event, {
+        type: fc.constantFrom('message', 'app_mention', 'reaction_added'),
+        text: fc.string(),
+        user: fc.string(),
+        channel: fc.string(),
+        ts: fc.string(),
+        thread_ts: fc.string(),
+        bot_id: fc.string(),
+        subtype: fc.constantFrom('bot_message', 'message_changed'),
+      }),
+    }),
+    fc.record({ type: fc.constant('url_verification'), challenge: fc.oneof(fc.string(), anyValue) }),
+  ),
+  telegram: mutated(telegramSample, {
+    update_id: fc.integer(),
+    message: mutated(telegramSample.message, {
+      text: fc.string(),
+      chat: fc.record({ id: fc.integer(), type: fc.constantFrom('private', 'group', 'supergroup', 'channel') }),
+      message_id: fc.integer(),
+      entities: fc.array(fc.record({ type: fc.string(), offset: fc.integer(), length: fc.integer() }), { maxLength: 2 }),
+    }),
+    edited_message: anyValue,
+    channel_post: anyValue,
+  }),
+  discord: fc.oneof(
+    mutated(discordSample, {
+      type: fc.constantFrom(1, 2, 3, 4, 5),
+      token: fc.string(),
+      data: mutated(discordSample.data as Record<string, unknown>, {
+        name: fc.string(),
+        options: fc.array(fc.record({ name: fc.string(), type: fc.integer(), value: fc.oneof(fc.string(), anyValue) }), {
+          maxLength: 3,
+        }),
+      }),
+    }),
+    mutated(discordPing(), { type: fc.constantFrom(1, 2) }),
+  ),
+};
+
+/** A body for `hook`'s platform (maybe with a polluting member), any bad body, or none. */
+const hookBodyFor = (hook: HookName) =>
+  fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc
+        .tuple(platformBodies[hook], fc.option(pollutionMember, { freq: 5, nil: undefined }))
+        .map(([body, member]) => text(member ? withMember(serialize(body), member) : serialize(body))),
+    },
+    { weight: 8, arbitrary: anyBody },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+
+const hookName = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom(...HOOKS) },
+  { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/) },
+  { weight: 1, arbitrary: segment },
+  { weight: 1, arbitrary: longSegment },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('GENERIC', '%67eneric', 'generic%20', 'generic/', 'generic/jobs', '__proto__', 'slack%00', ''),
+  },
+);
+
+// ---------------------------------------------------------------------------------------------
+
+describe('bad input', { timeout: 120_000 }, () => {
+  it('answers POST /v1/chat/completions below 500, errors in the OpenAI shape, whatever the body and headers', async () => {
+    const request = fc
+      .record({
+        body: fc.oneof(
+          { weight: 8, arbitrary: chatBody },
+          { weight: 2, arbitrary: chatLikeBody },
+          { weight: 8, arbitrary: anyBody },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        ),
+        type: contentType,
+        authorization: authorization(CLIENT_KEY),
+        common: commonHeaders(ORIGIN),
+        query,
+      })
+      .map(({ body, type, authorization, common, query }) =>
+        shown({
+          method: 'POST',
+          path: `/v1/chat/completions${query}`,
+          headers: headersOf(common, { 'content-type': type, authorization }),
+          ...(body ? { body } : {}),
+        }),
+      );
+    await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: RUNS.chat });
+  });
+
+  it('answers any method on /v1/models and any path under /v1/ below 500, errors in the OpenAI shape', async () => {
+    const path = fc.oneof(
+      { weight: 3, arbitrary: fc.constant('/v1/models') },
+      { weight: 3, arbitrary: segments(4).map((parts) => `/v1/models/${parts.join('/')}`) },
+      { weight: 2, arbitrary: segments(5).map((parts) => `/v1/${parts.join('/')}`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '/v1',
+          '/v1/',
+          '/v1/models/',
+          '/v1//models',
+          '/V1/MODELS',
+          '/v1/models/mock/gpt-4o-mini',
+          '/v1/models/default',
+          '/v1/models/local%2Fecho',
+          '/v1/./models',
+          '/v1/../v1/models',
+          '/v1/models/%2e%2e/chat/completions',
+          '/v1/chat/completions/',
+        ),
+      },
+    );
+    const request = fc
+      .record({
+        method,
+        path,
+        query,
+        body: fc.option(smallBody, { freq: 3, nil: undefined }),
+        type: contentType,
+        authorization: authorization(CLIENT_KEY),
+        common: commonHeaders(ORIGIN),
+      })
+      .map(({ method, path, query, body, type, authorization, common }) =>
+        shown({
+          method,
+          path: path + query,
+          headers: headersOf(common, { 'content-type': type, authorization }),
+          ...(body ? { body } : {}),
+        }),
+      );
+    await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: RUNS.models });
+  });
+
+  it('answers POST /hooks/<name> below 500, errors in the OpenAI shape, whatever the name, signature and body', async () => {
+    const request = fc
+      .constantFrom(...HOOKS)
+      .chain((hook) =>
+        fc.record({
+          name: fc.oneof({ weight: 6, arbitrary: fc.constant(hook) }, { weight: 1, arbitrary: hookName }),
+          query,
+          body: hookBodyFor(hook),
+          auth: hookAuth,
+          type: contentType,
+          common: commonHeaders(ORIGIN),
+          idempotencyKey: fc.option(fc.oneof(headerText(40), longHeaderText), { freq: 4, nil: undefined }),
+        }),
+      )
+      .map(({ name, query, body, auth, type, common, idempotencyKey }) =>
+        shown({
+          method: 'POST',
+          path: `/hooks/${name}${query}`,
+          headers: headersOf(common, hookAuthHeaders(auth, body ?? Buffer.alloc(0)), {
+            'content-type': type,
+            'idempotency-key': idempotencyKey,
+          }),
+          ...(body ? { body } : {}),
+        }),
+      );
+    await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: RUNS.hooks });
+  });
+
+  it('answers any method on generated paths under /hooks/ and the root below 500, errors in the OpenAI shape', async () => {
+    const path = fc.oneof(
+      { weight: 3, arbitrary: fc.tuple(hookName, segment).map(([name, id]) => `/hooks/${name}/jobs/${id}`) },
+      { weight: 3, arbitrary: segments(5).map((parts) => `/hooks/${parts.join('/')}`) },
+      { weight: 2, arbitrary: segments(4).map((parts) => `/${parts.join('/')}`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('/', '//', '/health', '/health/', '/ready', '/status', '/hooks', '/hooks/', '/hooks//jobs/'),
+      },
+    );
+    const request = fc
+      .record({
+        method,
+        path,
+        query,
+        body: fc.option(smallBody, { freq: 3, nil: undefined }),
+        type: contentType,
+        hookToken: hookAuth.map((auth) => auth.generic),
+        authorization: authorization(CLIENT_KEY),
+        common: commonHeaders(ORIGIN),
+      })
+      .map(({ method, path, query, body, type, hookToken, authorization, common }) =>
+        shown({
+          method,
+          path: path + query,
+          headers: headersOf(common, { authorization }, hookToken, { 'content-type': type }),
+          ...(body ? { body } : {}),
+        }),
+      );
+    await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: RUNS.paths });
+  });
+
+  // Kept apart so that a failure here leaves the properties above their full run.
+  it('answers a body in any Content-Encoding below 500, errors in the OpenAI shape', async () => {
+    const request = fc
+      .record({
+        path: fc.constantFrom('/v1/chat/completions', '/v1/models', '/hooks/generic'),
+        method: fc.constantFrom('POST', 'PUT'),
+        encoding: fc.oneof(
+          fc.constantFrom('gzip', 'x-gzip', 'deflate', 'br', 'identity', 'compress', 'zstd', 'gzip, gzip', 'GZIP', ''),
+          headerText(20),
+        ),
+        compressed: fc.boolean(),
+        body: fc.oneof(fc.constant(text(JSON.stringify(VALID_CHAT))), smallBody),
+      })
+      .map(({ path, method, encoding, compressed, body }) =>
+        shown({
+          method,
+          path,
+          headers: {
+            'content-type': 'application/json',
+            'content-encoding': encoding,
+            authorization: `Bearer ${path.startsWith('/hooks/') ? HOOK_TOKEN : CLIENT_KEY}`,
+          },
+          body: compressed ? gzipSync(body) : body,
+        }),
+      );
+    await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: 300 });
+  });
+
+  it('is still up, with no prototype polluted, after at least 10,000 generated requests', async () => {
+    const generated = client.sent;
+    const health = await client.send({ method: 'GET', path: '/health', headers: {} });
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.text)).toEqual({ status: 'ok' });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(prototypeNames.object);
+    expect(Object.getOwnPropertyNames(Array.prototype)).toEqual(prototypeNames.array);
+    console.log(`bad input: ${generated} generated requests sent to one gateway`);
+    expect(generated).toBeGreaterThanOrEqual(10_000);
+  });
+});
