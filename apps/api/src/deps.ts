@@ -25,7 +25,11 @@ export interface AppDeps {
   /** Fails fast while Redis is away (no offline queue), so requests never hang on it. */
   redis: Redis;
   keys: StateKeys;
-  inboundQueue: Queue;
+  /**
+   * The BullMQ queue, made on first use — callers only ask once Redis is ready, so an API that
+   * starts while Redis is away never has BullMQ waiting on (and failing over) a dead connection.
+   */
+  inboundQueue: () => Queue;
   hooks: Map<string, Hook>;
   channelStats: ChannelStats;
   sessions: ActiveSessions;
@@ -33,6 +37,8 @@ export interface AppDeps {
   workers: WorkerRegistry;
   version: string;
   startedAt: Date;
+  /** Closes pools, the queue (if it was made) and Redis. */
+  close(): Promise<void>;
 }
 
 export function createDeps(settings: Settings, overrides: { logger?: Logger } = {}): AppDeps {
@@ -41,28 +47,37 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
   const redis = quietErrors(createRedis(settings.redisUrl), (err) => logger.warn('redis unavailable', { error: err.message }));
   const keys = stateKeys(settings.redisPrefix);
   warmTokenizer();
+  let queue: Queue | undefined;
+  const hooks = createHooks(settings.config.hooks);
+  const gateway = createGateway(settings);
   return {
     settings,
     logger,
-    gateway: createGateway(settings),
+    gateway,
     redis,
     keys,
-    inboundQueue: createInboundQueue(redis, settings.redisPrefix),
-    hooks: createHooks(settings.config.hooks),
+    inboundQueue: () => {
+      queue ??= createInboundQueue(redis, settings.redisPrefix);
+      return queue;
+    },
+    hooks,
     channelStats: new ChannelStats(redis, keys),
     rateLimiter: new RateLimiter(redis, settings.redisPrefix),
     sessions: new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds),
     workers: new WorkerRegistry(redis, keys),
     version: readVersion(),
     startedAt: new Date(),
+    async close() {
+      await gateway.registry.close();
+      await queue?.close().catch(() => {});
+      await Promise.allSettled([...hooks.values()].map((hook) => hook.adapter.close()));
+      redis.disconnect();
+    },
   };
 }
 
-export async function closeDeps(deps: AppDeps): Promise<void> {
-  await deps.gateway.registry.close();
-  await deps.inboundQueue.close().catch(() => {});
-  await Promise.allSettled([...deps.hooks.values()].map((hook) => hook.adapter.close()));
-  deps.redis.disconnect();
+export function closeDeps(deps: AppDeps): Promise<void> {
+  return deps.close();
 }
 
 function readVersion(): string {

@@ -10,7 +10,11 @@ export function bullPrefix(redisPrefix: string): string {
 export const INBOUND_QUEUE = 'inbound';
 
 export function createInboundQueue(connection: Redis, redisPrefix: string): Queue {
-  return new Queue(INBOUND_QUEUE, { connection, prefix: bullPrefix(redisPrefix) });
+  const queue = new Queue(INBOUND_QUEUE, { connection, prefix: bullPrefix(redisPrefix) });
+  // Connection errors are the Redis client's to report (and callers see them as failed calls);
+  // without a listener BullMQ's re-emitted 'error' would surface as an unhandled rejection.
+  queue.on('error', () => {});
+  return queue;
 }
 
 export interface QueueCounts {

@@ -15,7 +15,7 @@ export async function acceptMessage(deps: AppDeps, hook: string, message: Inboun
   const { worker } = deps.settings.config;
   let queued: { jobId: string; duplicate: boolean };
   try {
-    queued = await enqueueInbound(deps.inboundQueue, deps.redis, deps.keys, hook, message, {
+    queued = await enqueueInbound(deps.inboundQueue(), deps.redis, deps.keys, hook, message, {
       attempts: worker.attempts,
       backoffMs: worker.backoffMs,
     });

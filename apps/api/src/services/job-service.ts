@@ -15,7 +15,7 @@ export interface JobView {
 export async function readJob(deps: AppDeps, hook: string, id: string): Promise<JobView> {
   if (!(await redisReady(deps.redis)))
     throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-  const job = await deps.inboundQueue.getJob(id);
+  const job = await deps.inboundQueue().getJob(id);
   const data = job ? inboundJobSchema.safeParse(job.data) : null;
   if (!job || !data?.success || data.data.hook !== hook) throw notFound(`There is no job '${id}' on this hook.`, 'job_not_found');
   const state = await job.getState();

@@ -30,7 +30,7 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
   try {
     if (deps.redis.status !== 'ready') throw new Error('redis not ready');
     const [channels, active, counts, workers] = await withTimeout(
-      Promise.all([deps.channelStats.read(hooks), deps.sessions.count(), queueCounts(deps.inboundQueue), deps.workers.list()]),
+      Promise.all([deps.channelStats.read(hooks), deps.sessions.count(), queueCounts(deps.inboundQueue()), deps.workers.list()]),
       2_000,
     );
     return {
