@@ -14,11 +14,20 @@ export function openSse(res: ServerResponse): void {
     'X-Accel-Buffering': 'no',
     Connection: 'keep-alive',
   });
-  res.flushHeaders();
+  // No flushHeaders(): the upstream has already answered, so the first event follows at once and
+  // carries the headers in the same packet.
 }
 
+/**
+ * Writes one event. Writes made in the same tick (events that arrived in one upstream read) are
+ * corked into one packet and sent at the end of that tick: nothing waits for later data.
+ */
 export async function writeEvent(res: ServerResponse, data: unknown): Promise<void> {
   if (res.destroyed) return;
+  if (!res.writableCorked) {
+    res.cork();
+    process.nextTick(() => res.uncork());
+  }
   if (!res.write(`data: ${JSON.stringify(data)}\n\n`)) {
     await Promise.race([once(res, 'drain'), once(res, 'close')]);
   }

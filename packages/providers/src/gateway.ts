@@ -106,8 +106,9 @@ async function* normalizeStream(
 ): AsyncGenerator<ChatCompletionChunk> {
   const started = new Set<number>();
   const finished = new Set<number>();
+  const wantsUsage = request.stream_options?.include_usage === true;
   let usage: Usage | null = null;
-  let completionTokens = 0;
+  let text = ''; // kept only to count usage the upstream did not report
   const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({
     id: head.id,
     object: 'chat.completion.chunk',
@@ -120,7 +121,7 @@ async function* normalizeStream(
     if (piece.usage) usage = piece.usage;
     if (piece.choices.length === 0) continue;
     const choices = piece.choices.map((choice) => {
-      if (typeof choice.delta.content === 'string' && !usage) completionTokens += countText(choice.delta.content);
+      if (wantsUsage && typeof choice.delta.content === 'string') text += choice.delta.content;
       if (choice.finish_reason) finished.add(choice.index);
       if (started.has(choice.index)) return choice;
       started.add(choice.index);
@@ -139,7 +140,7 @@ async function* normalizeStream(
       })),
     );
   }
-  if (request.stream_options?.include_usage) {
-    yield { ...chunk([]), usage: usage ?? makeUsage(countPromptTokens(request.messages), completionTokens) };
+  if (wantsUsage) {
+    yield { ...chunk([]), usage: usage ?? makeUsage(countPromptTokens(request.messages), countText(text)) };
   }
 }

@@ -32,17 +32,16 @@ export async function* parseSse(body: AsyncIterable<Uint8Array | string>): Async
     return null;
   };
 
+  const lineEnd = /\r\n|\r|\n/g;
   for await (const piece of body) {
     buffer += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
     let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
-      const ch = buffer.charCodeAt(i);
-      if (ch !== 10 && ch !== 13) continue;
+    lineEnd.lastIndex = 0;
+    for (let match = lineEnd.exec(buffer); match; match = lineEnd.exec(buffer)) {
       // A trailing '\r' may be the first half of '\r\n': wait for the next piece.
-      if (ch === 13 && i === buffer.length - 1) break;
-      const out = takeLine(buffer.slice(start, i));
-      if (ch === 13 && buffer.charCodeAt(i + 1) === 10) i++;
-      start = i + 1;
+      if (match[0] === '\r' && match.index === buffer.length - 1) break;
+      const out = takeLine(buffer.slice(start, match.index));
+      start = match.index + match[0].length;
       if (out) yield out;
     }
     buffer = buffer.slice(start);

@@ -15,17 +15,18 @@ export function requestContext(logger: Logger): Middleware {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
-    ctx.res.once('close', () => {
-      logger.info('request', {
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.res.headersSent ? ctx.res.statusCode : 499,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        model: ctx.state.model,
-        request_id: requestId,
-        ...(ctx.res.writableFinished ? {} : { aborted: true }),
+    if (logger.isInfoEnabled())
+      ctx.res.once('close', () => {
+        logger.info('request', {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.res.headersSent ? ctx.res.statusCode : 499,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+          model: ctx.state.model,
+          request_id: requestId,
+          ...(ctx.res.writableFinished ? {} : { aborted: true }),
+        });
       });
-    });
     await next();
   };
 }
