@@ -12,7 +12,7 @@ COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
 COPY packages/state/package.json packages/state/
 COPY packages/testing/package.json packages/testing/
-RUN npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund
 COPY apps apps
 COPY packages packages
 RUN TURBO_TELEMETRY_DISABLED=1 npx turbo run build && npm prune --omit=dev

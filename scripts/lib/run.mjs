@@ -15,14 +15,18 @@ export function run(cmd, args, { env } = {}) {
   }
 }
 
-/** `npm ci` when node_modules is missing or older than the lockfile. */
+/**
+ * `npm install` when node_modules is missing or older than the lockfile. Not `npm ci`: npm 11
+ * refuses it when the lockfile lacks other platforms' optional binaries (biome, turbo), which it
+ * leaves out when the lockfile is written on Linux; `npm install` honours the lockfile the same.
+ */
 export function ensureInstalled() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
   if (!stale && existsSync(bin('turbo')) && existsSync(bin('tsc'))) return;
-  console.log('switchboard: installing dependencies (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  console.log('switchboard: installing dependencies (npm install)…');
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 /** Builds every workspace (Turborepo caches what did not change). */
