@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: install if needed, build, type-check, lint, then every test against the real Redis.
 import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureRedis } from './lib/redis.mjs';
 import { build, ensureInstalled, root, tool } from './lib/run.mjs';
@@ -16,10 +18,19 @@ if (!redis.ok) {
   console.error('switchboard: the tests need Redis (they never mock it)');
   process.exit(1);
 }
-const vitest = spawnSync(join(root, 'node_modules/.bin/vitest'), ['run', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, REDIS_URL: redisUrl },
-});
+const report = join(tmpdir(), `switchboard-vitest-${process.pid}.json`);
+const vitest = spawnSync(
+  join(root, 'node_modules/.bin/vitest'),
+  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, REDIS_URL: redisUrl } },
+);
 redis.child?.kill('SIGTERM');
+// One plain closing line that any CI reader understands.
+try {
+  const { numPassedTests, numFailedTests, numPendingTests } = JSON.parse(readFileSync(report, 'utf8'));
+  console.log(`\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests} skipped`);
+  rmSync(report, { force: true });
+} catch {
+  // no report: vitest itself failed, and its exit code says so
+}
 process.exit(vitest.status ?? 1);
