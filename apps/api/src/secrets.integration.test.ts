@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import {
   chunkBody,
   type LocalServer,
@@ -13,6 +12,7 @@ import {
   writeSse,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from './test-support/start-gateway.js';
 import { startTestWorker, type TestWorker } from './test-support/start-worker.js';
 
@@ -59,14 +59,6 @@ let closedPort: number;
 const bodies: string[] = [];
 const sentCredentials = new Set<string>();
 
-async function freeClosedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** A platform API that refuses the bot token and echoes it back, as a careless one might. */
 function echoingPlatform(): Promise<LocalServer> {
   return startLocalServer((req, res) => {
@@ -85,7 +77,7 @@ beforeAll(async () => {
   upstream = await startOpenAIUpstream();
   hookModel = await startOpenAIUpstream();
   platform = await echoingPlatform();
-  closedPort = await freeClosedPort();
+  closedPort = await freePort();
   gateway = await startGateway({
     config: {
       defaultModel: 'mock/gpt-4o-mini',

@@ -1,7 +1,8 @@
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../test-support/free-port.js';
 import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const SECRET = 'sk-do-not-leak-4242';
@@ -10,18 +11,10 @@ let silent: LocalServer;
 let gateway: TestGateway;
 let closedPort: number;
 
-async function freeClosedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   upstream = await startOpenAIUpstream();
   silent = await startLocalServer(() => {}); // accepts, never answers
-  closedPort = await freeClosedPort();
+  closedPort = await freePort();
   gateway = await startGateway({
     config: {
       defaultModel: 'local/echo',

@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import {
   completionBody,
   type LocalServer,
@@ -9,6 +8,7 @@ import {
   startOpenAIUpstream,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 import { spawnWorkerProcess, startTestWorker } from '../test-support/start-worker.js';
 
@@ -83,10 +83,7 @@ describe('a worker killed while a job is active', () => {
 describe('hooks while Redis is away', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
+    const port = await freePort();
     gateway = await startGateway({
       env: { REDIS_URL: `redis://127.0.0.1:${port}` },
       config: { hooks: { ops: { type: 'generic', token: TOKEN } } },

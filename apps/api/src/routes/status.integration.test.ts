@@ -1,7 +1,7 @@
-import { createServer } from 'node:net';
 import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const chat = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -114,10 +114,7 @@ describe('requests and logs', () => {
 describe('with Redis away', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
+    const port = await freePort();
     gateway = await startGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
   });
   afterAll(async () => gateway?.close());
