@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
+import { awayFromRateWindowEdge, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const KEY = 'sk-switchboard-key-one';
 const LIMITED = 'sk-switchboard-key-two';
@@ -46,6 +46,7 @@ describe('API keys', () => {
   });
 
   it('limits a key to its own requestsPerMinute with 429 rate_limit_exceeded and Retry-After', async () => {
+    await awayFromRateWindowEdge();
     const auth = { authorization: `Bearer ${LIMITED}` };
     expect((await chat(gateway, auth)).status).toBe(200);
     expect((await chat(gateway, auth)).status).toBe(200);
@@ -62,6 +63,7 @@ describe('rate limits without keys', () => {
   let b: TestGateway;
   beforeAll(async () => {
     const config = { rateLimit: { requestsPerMinute: 3 } };
+    await awayFromRateWindowEdge(10_000);
     a = await startGateway({ config });
     b = await startGateway({ config, prefix: a.prefix });
   });
@@ -93,6 +95,7 @@ describe('hook rate limits', () => {
   afterAll(async () => gateway?.close());
 
   it('answers a hook past its own rateLimit with 429', async () => {
+    await awayFromRateWindowEdge();
     const send = () =>
       fetch(`${gateway.url}/hooks/tight`, {
         method: 'POST',

@@ -74,7 +74,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
 }
 
 /** Resolves when `check` passes (polling), for effects that happen after a response. */
-export async function eventually<T>(check: () => T | Promise<T>, attempts = 100, delayMs = 20): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, attempts = 250, delayMs = 20): Promise<T> {
   let lastError: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
@@ -85,4 +85,13 @@ export async function eventually<T>(check: () => T | Promise<T>, attempts = 100,
     }
   }
   throw lastError;
+}
+
+/**
+ * Rate limits count in one-minute windows: a test that spends a budget waits, when the current
+ * window is about to end, for the next one, so its requests all fall in one window.
+ */
+export async function awayFromRateWindowEdge(marginMs = 5_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
