@@ -1,14 +1,17 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import type { StateKeys } from './keys.js';
 
-export interface WorkerInfo {
-  id: string;
-  pid: number;
-  host: string;
-  concurrency: number;
-  started_at: string;
-  last_heartbeat: string;
-}
+const workerInfoSchema = z.object({
+  id: z.string(),
+  pid: z.number(),
+  host: z.string(),
+  concurrency: z.number(),
+  started_at: z.string(),
+  last_heartbeat: z.string(),
+});
+
+export type WorkerInfo = z.infer<typeof workerInfoSchema>;
 
 /**
  * Worker heartbeats in one hash (id → JSON). A worker is listed while its last heartbeat is
@@ -43,10 +46,11 @@ export class WorkerRegistry {
   }
 }
 
+/** A heartbeat as stored; anything unreadable (another version, a stray write) counts as stale. */
 function parseInfo(json: string): WorkerInfo | null {
   try {
-    const value = JSON.parse(json) as Partial<WorkerInfo>;
-    return typeof value.id === 'string' && typeof value.last_heartbeat === 'string' ? (value as WorkerInfo) : null;
+    const parsed = workerInfoSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
