@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import winston from 'winston';
+import { batchedStdout } from './batched-stdout.js';
 import { createRedactor } from './redact.js';
 
 export type Logger = winston.Logger;
@@ -10,7 +11,7 @@ export interface LoggerOptions {
   secrets?: readonly string[];
   /** Fields added to every line, e.g. `{ service: 'api' }`. */
   defaultMeta?: Record<string, unknown>;
-  /** Where lines go. @defaultValue process.stdout */
+  /** Where lines go. @defaultValue stdout, batched per event-loop turn */
   stream?: Writable;
 }
 
@@ -32,6 +33,6 @@ export function createLogger(options: LoggerOptions): Logger {
       redact(),
       winston.format.json(),
     ),
-    transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
+    transports: [new winston.transports.Stream({ stream: options.stream ?? batchedStdout() })],
   });
 }
