@@ -20,9 +20,9 @@ const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || p
 
 /** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa();
-  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
   const { config } = deps.settings;
+  const app = new Koa({ proxy: config.trustProxy });
+  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
 
   const router = new Router();
   chatCompletionsRoutes(router, deps);

@@ -157,6 +157,11 @@ export const configSchema = z.strictObject({
   limits: limitsSchema.default(limitsSchema.parse({})),
   /** `{ "<model id>": ["<model id>", …] }`: who serves a request when a model still fails after its retries. */
   fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
+  /**
+   * Behind a reverse proxy: take the client IP (for per-IP rate limits) from `X-Forwarded-For`.
+   * Only turn on when every request comes through a proxy that sets it. @defaultValue false
+   */
+  trustProxy: z.boolean().default(false),
   /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
   cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
 });

@@ -85,6 +85,21 @@ describe('rate limits without keys', () => {
   });
 });
 
+describe('rate limits behind a reverse proxy', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    await awayFromRateWindowEdge(10_000);
+    gateway = await startGateway({ config: { trustProxy: true, rateLimit: { requestsPerMinute: 1 } } });
+  });
+  afterAll(async () => gateway?.close());
+
+  it('gives each X-Forwarded-For client its own budget when trustProxy is on', async () => {
+    expect((await chat(gateway, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    expect((await chat(gateway, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429);
+    expect((await chat(gateway, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(200);
+  });
+});
+
 describe('hook rate limits', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
