@@ -27,10 +27,17 @@ describe('parseSlackEvent', () => {
       text: 'What is a monad?',
       from: 'U0456',
       conversation: 'C0123:1736942400.000100',
-      dedupeKey: 'Ev0PV52K21',
+      dedupeKey: 'C0123:1736942400.000100',
       replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
     });
     expect(inbound.ack('job-1')).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('gives a mention the same dedupe key whether it comes as message or app_mention', () => {
+    const asMessage = parseSlackEvent(slackMessageEvent({}, { event_id: 'Ev1' }));
+    const asMention = parseSlackEvent(slackMessageEvent({ type: 'app_mention' }, { event_id: 'Ev2' }));
+    if (asMessage.kind !== 'message' || asMention.kind !== 'message') throw new Error('expected messages');
+    expect(asMention.message.dedupeKey).toBe(asMessage.message.dedupeKey);
   });
 
   it('keeps a threaded message in its thread', () => {

@@ -69,7 +69,9 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
       text: event.text,
       from: event.user,
       conversation: `${event.channel}:${thread}`,
-      dedupeKey: callback.event_id,
+      // One Slack message, one answer: a retry repeats the event, and a mention arrives both as
+      // `message` and as `app_mention` (different event_ids, same channel and ts).
+      dedupeKey: `${event.channel}:${event.ts}`,
       replyTo: { channel: event.channel, thread_ts: thread },
     },
     ack: () => okAnswer(),

@@ -13,7 +13,7 @@ const MESSAGE: InboundMessage = {
   text: 'What is a monad?',
   from: 'U0456',
   conversation: 'C0123:1736942400.000100',
-  dedupeKey: 'Ev0PV52K21',
+  dedupeKey: 'C0123:1736942400.000100',
   replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
 };
 
