@@ -31,6 +31,19 @@ describe('parseDiscordInteraction', () => {
     expect(inbound.ack('job-1')).toEqual({ status: 200, body: { type: 5 } });
   });
 
+  it('finds the prompt inside a subcommand group and subcommand', () => {
+    const data = {
+      id: '1200000000000000004',
+      name: 'bot',
+      type: 1,
+      options: [
+        { name: 'ai', type: 2, options: [{ name: 'ask', type: 1, options: [{ name: 'prompt', type: 3, value: 'nested' }] }] },
+      ],
+    };
+    const inbound = parseDiscordInteraction(discordCommand({ data }));
+    expect(inbound.kind === 'message' && inbound.message.text).toBe('nested');
+  });
+
   it('takes the first string option as the prompt', () => {
     const options = [
       { name: 'private', type: 5, value: true },

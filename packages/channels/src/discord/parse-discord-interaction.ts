@@ -15,12 +15,34 @@ const EPHEMERAL = 64;
 const interactionTypeSchema = z.looseObject({ type: z.int() });
 
 /** Loose: interactions carry guild, locale, permissions, entitlements… none of which matter here. */
+/** A command option; subcommands (type 1) and groups (type 2) hold options of their own. */
+interface CommandOption {
+  type: number;
+  value?: unknown;
+  options?: CommandOption[] | undefined;
+}
+const optionSchema: z.ZodType<CommandOption> = z.looseObject({
+  type: z.int(),
+  value: z.unknown().optional(),
+  get options() {
+    return z.array(optionSchema).max(25).optional();
+  },
+});
+
+/** The first string option, looked for inside subcommands and subcommand groups too. */
+function firstString(options: CommandOption[] | undefined): unknown {
+  for (const option of options ?? []) {
+    if (option.type === STRING_OPTION) return option.value;
+    const nested = firstString(option.options);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
 const commandSchema = z.looseObject({
   id: z.string().min(1),
   token: z.string().min(1),
-  data: z.looseObject({
-    options: z.array(z.looseObject({ type: z.int(), value: z.unknown() })).optional(),
-  }),
+  data: z.looseObject({ options: z.array(optionSchema).max(25).optional() }),
   // In a guild the user is under `member`; in a DM it is top-level `user`.
   member: z.looseObject({ user: z.looseObject({ id: z.string().min(1) }) }).optional(),
   user: z.looseObject({ id: z.string().min(1) }).optional(),
@@ -40,7 +62,7 @@ export function parseDiscordInteraction(body: unknown): Inbound {
   if (type !== APPLICATION_COMMAND) throw invalidRequest(`Unsupported interaction type ${type}.`, 'type');
 
   const interaction = parseWith(commandSchema, body);
-  const prompt = interaction.data.options?.find((option) => option.type === STRING_OPTION)?.value;
+  const prompt = firstString(interaction.data.options);
   if (typeof prompt !== 'string' || prompt.trim() === '') {
     return {
       kind: 'answer',
