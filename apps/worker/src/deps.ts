@@ -9,6 +9,7 @@ import {
   createQueueRedis,
   quietErrors,
   type Redis,
+  type StateKeys,
   stateKeys,
   WorkerRegistry,
 } from '@switchboard/state';
@@ -28,6 +29,7 @@ export interface WorkerDeps {
   redis: Redis;
   queue: Queue;
   hooks: Map<string, WorkerHook>;
+  keys: StateKeys;
   memory: ConversationMemory;
   channelStats: ChannelStats;
   workers: WorkerRegistry;
@@ -50,6 +52,7 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     gateway: createGateway(settings),
     redis,
     queue: createInboundQueue(redis, settings.redisPrefix),
+    keys,
     hooks,
     memory: new ConversationMemory(redis, keys, settings.config.sessions),
     channelStats: new ChannelStats(redis, keys),

@@ -20,7 +20,7 @@ export function createProcessor(deps: WorkerDeps) {
     const hook = deps.hooks.get(hookName);
     if (!hook) throw new UnrecoverableError(`The hook '${hookName}' is no longer configured.`);
 
-    await waitForPredecessor(job, token, deps.queue, after);
+    await waitForPredecessor(job, token, deps.queue, after, deps.settings.config.worker.orderRecheckMs);
     const conversation = `${hookName}:${message.conversation}`;
     if (message.action === 'reset') {
       await deps.memory.clear(conversation);

@@ -1,6 +1,7 @@
 import { bullPrefix, INBOUND_QUEUE } from '@switchboard/queue';
 import { Worker } from 'bullmq';
 import { retryBackoff } from './backoff.js';
+import { wakeSuccessor } from './conversation-order.js';
 import type { WorkerDeps } from './deps.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { createProcessor } from './processor.js';
@@ -24,6 +25,9 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     maxStalledCount: 2,
     settings: { backoffStrategy: retryBackoff(deps.settings.config.worker.backoffMs) },
   });
+  const wake = (jobId: string | undefined) => {
+    if (jobId) wakeSuccessor(deps.queue, deps.redis, deps.keys.successor(jobId)).catch(() => {});
+  };
   worker.on('failed', (job, err) => {
     if (!job) return;
     deps.logger.warn('job attempt failed', {
@@ -32,8 +36,12 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
       attempt: job.attemptsMade,
       error: err.message,
     });
+    if (job.finishedOn) wake(job.id); // failed for good: the conversation moves on
   });
-  worker.on('completed', (job) => deps.logger.info('job completed', { job_id: job.id, hook: job.data.hook }));
+  worker.on('completed', (job) => {
+    deps.logger.info('job completed', { job_id: job.id, hook: job.data.hook });
+    wake(job.id);
+  });
   worker.on('error', (err) => deps.logger.warn('worker error', { error: err.message }));
   const heartbeat = startHeartbeat(deps.workers, concurrency);
   return {

@@ -110,6 +110,11 @@ export const workerSchema = z.strictObject({
    * this long after, and its job is run again by another. @defaultValue 30000
    */
   lockMs: z.int().min(500).default(30_000),
+  /**
+   * A message waiting for the previous one of its conversation looks again after this long; it
+   * is also woken as soon as that one is done, so this only bounds a missed wake-up. @defaultValue 2000
+   */
+  orderRecheckMs: z.int().min(10).default(2_000),
 });
 
 export const apiKeySchema = z.union([

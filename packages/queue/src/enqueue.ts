@@ -19,11 +19,13 @@ export interface EnqueueOptions {
 export interface EnqueueKeys {
   dedupe: (jobId: string) => string;
   conversationTail: (conversation: string) => string;
+  successor: (jobId: string) => string;
 }
 
 /**
  * One atomic step: claim the dedupe key (when the platform gave one) and link the message
- * behind the conversation's previous one. Returns [duplicate, previous job id].
+ * behind the conversation's previous one (both ways: the previous one's successor is recorded,
+ * so finishing it can wake this one). Returns [duplicate, previous job id].
  */
 const CLAIM_AND_LINK = `
 if ARGV[2] == '1' then
@@ -31,6 +33,10 @@ if ARGV[2] == '1' then
 end
 local previous = redis.call('GET', KEYS[2]) or ''
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[3])
+if previous ~= '' and previous ~= ARGV[1] then
+  -- built here because it depends on previous: fine on one Redis, not on Redis Cluster
+  redis.call('SET', ARGV[4] .. previous, ARGV[1], 'EX', ARGV[3])
+end
 return {0, previous}
 `;
 
@@ -61,6 +67,7 @@ export async function enqueueInbound(
     jobId,
     message.dedupeKey ? '1' : '0',
     String(retention),
+    keys.successor(''),
   )) as [number, string];
   if (duplicate === 1 && (await queue.getJob(jobId))) return { jobId, duplicate: true };
 

@@ -9,6 +9,8 @@ export function stateKeys(prefix: string) {
     dedupe: (jobId: string) => `${prefix}:dedupe:${jobId}`,
     /** The last job queued for a conversation, so the next one waits for it. */
     conversationTail: (conversation: string) => `${prefix}:tail:${conversation}`,
+    /** The job queued right after `jobId` in its conversation, woken when `jobId` is done. */
+    successor: (jobId: string) => `${prefix}:next:${jobId}`,
   };
 }
 

@@ -36,7 +36,8 @@ beforeAll(async () => {
         support: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/inbox`, system: 'You are support.' },
         quiet: { type: 'generic', token: TOKEN },
       },
-      worker: { concurrency: 4, attempts: 4, backoffMs: 50, lockMs: 2000 },
+      // orderRecheckMs is long on purpose: a message waiting for its predecessor must be woken by it.
+      worker: { concurrency: 4, attempts: 4, backoffMs: 50, lockMs: 2000, orderRecheckMs: 60_000 },
     },
   });
   worker = startTestWorker(gateway.settings);
