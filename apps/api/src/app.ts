@@ -18,6 +18,9 @@ import { statusRoutes } from './routes/status.js';
 /** Routes behind API keys and the client rate limit: the facade and the operator's status. */
 const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
 
+/** `support` for `/hooks/support`; undefined for any other path. */
+const hookNamed = (path: string) => /^\/hooks\/([^/]+)$/.exec(path)?.[1];
+
 /** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
 export function createApp(deps: AppDeps): Koa {
   const { config } = deps.settings;
@@ -48,8 +51,14 @@ export function createApp(deps: AppDeps): Koa {
     rateLimit({
       limiter: deps.rateLimiter,
       logger: deps.logger,
-      onRedisError: 'open', // the facade never waits on Redis
+      onRedisError: 'open', // the facade never waits on Redis; a hook without Redis answers 503 anyway
       subject: (ctx: Context) => {
+        const hook = ctx.method === 'POST' ? hookNamed(ctx.path) : undefined;
+        if (hook) {
+          // A hook's own budget, all senders together.
+          const limit = deps.hooks.get(hook)?.config.rateLimit?.requestsPerMinute;
+          return limit ? { subject: `hook:${hook}`, limit } : null;
+        }
         if (!guarded(ctx.path)) return null;
         const client = ctx.state.client as ApiClient | undefined;
         const limit = client?.requestsPerMinute ?? config.rateLimit?.requestsPerMinute;

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { closeHookAdapters } from '@switchboard/channels';
 import type { Settings } from '@switchboard/config';
 import { createLogger, type Logger } from '@switchboard/logger';
-import { createGateway, type Gateway, warmTokenizer } from '@switchboard/providers';
+import { serviceUnavailable } from '@switchboard/protocol';
+import { createGateway, type Gateway } from '@switchboard/providers';
 import { createInboundQueue } from '@switchboard/queue';
 import {
   ActiveSessions,
@@ -10,6 +12,7 @@ import {
   quietErrors,
   RateLimiter,
   type Redis,
+  redisReady,
   type StateKeys,
   stateKeys,
   WorkerRegistry,
@@ -26,10 +29,10 @@ export interface AppDeps {
   redis: Redis;
   keys: StateKeys;
   /**
-   * The BullMQ queue, made on first use — callers only ask once Redis is ready, so an API that
-   * starts while Redis is away never has BullMQ waiting on (and failing over) a dead connection.
+   * The BullMQ queue once Redis answers, or a 503 `queue_unavailable`. It is made on first use,
+   * so an API that starts while Redis is away never has BullMQ waiting on a dead connection.
    */
-  inboundQueue: () => Queue;
+  readyQueue: () => Promise<Queue>;
   hooks: Map<string, Hook>;
   channelStats: ChannelStats;
   sessions: ActiveSessions;
@@ -46,7 +49,6 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
   const redis = quietErrors(createRedis(settings.redisUrl), (err) => logger.warn('redis unavailable', { error: err.message }));
   const keys = stateKeys(settings.redisPrefix);
-  warmTokenizer();
   let queue: Queue | undefined;
   const hooks = createHooks(settings.config.hooks);
   const gateway = createGateway(settings);
@@ -56,13 +58,14 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     gateway,
     redis,
     keys,
-    inboundQueue: () => {
+    readyQueue: async () => {
+      if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
       queue ??= createInboundQueue(redis, settings.redisPrefix);
       return queue;
     },
     hooks,
     channelStats: new ChannelStats(redis, keys),
-    rateLimiter: new RateLimiter(redis, settings.redisPrefix),
+    rateLimiter: new RateLimiter(redis, keys),
     sessions: new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds),
     workers: new WorkerRegistry(redis, keys),
     version: readVersion(),
@@ -70,14 +73,10 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     async close() {
       await gateway.registry.close();
       await queue?.close().catch(() => {});
-      await Promise.allSettled([...hooks.values()].map((hook) => hook.adapter.close()));
+      await closeHookAdapters(hooks);
       redis.disconnect();
     },
   };
-}
-
-export function closeDeps(deps: AppDeps): Promise<void> {
-  return deps.close();
 }
 
 function readVersion(): string {

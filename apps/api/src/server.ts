@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
-import { type AppDeps, closeDeps } from './deps.js';
+import type { AppDeps } from './deps.js';
 
 export interface RunningServer {
   server: Server;
@@ -58,7 +58,7 @@ export async function startServer(deps: AppDeps, port: number, host: string): Pr
       const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
       await closed;
       clearTimeout(deadline);
-      await closeDeps(deps);
+      await deps.close();
     },
   };
 }

@@ -1,7 +1,8 @@
+import type { HookAdapter } from '@switchboard/channels';
 import type { ChatMessage } from '@switchboard/protocol';
 import type { InboundJobData } from '@switchboard/queue';
 import type { Job } from 'bullmq';
-import type { WorkerDeps, WorkerHook } from './deps.js';
+import type { WorkerDeps } from './deps.js';
 
 export type Reply = NonNullable<InboundJobData['reply']>;
 
@@ -12,7 +13,7 @@ export type Reply = NonNullable<InboundJobData['reply']>;
 export async function answerOnce(
   deps: WorkerDeps,
   job: Job<InboundJobData>,
-  hook: WorkerHook,
+  hook: HookAdapter,
   conversation: string,
 ): Promise<Reply> {
   let data = job.data;

@@ -1,7 +1,7 @@
-import { type ChannelAdapter, createAdapter } from '@switchboard/channels';
-import type { HookConfig, Settings } from '@switchboard/config';
+import { closeHookAdapters, createHookAdapters, type HookAdapter } from '@switchboard/channels';
+import type { Settings } from '@switchboard/config';
 import { createLogger, type Logger } from '@switchboard/logger';
-import { createGateway, type Gateway, warmTokenizer } from '@switchboard/providers';
+import { createGateway, type Gateway } from '@switchboard/providers';
 import { createInboundQueue } from '@switchboard/queue';
 import {
   ChannelStats,
@@ -15,11 +15,6 @@ import {
 } from '@switchboard/state';
 import type { Queue } from 'bullmq';
 
-export interface WorkerHook {
-  config: HookConfig;
-  adapter: ChannelAdapter;
-}
-
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
   settings: Settings;
@@ -28,7 +23,7 @@ export interface WorkerDeps {
   /** BullMQ-style connection (`maxRetriesPerRequest: null`): commands wait out a Redis outage. */
   redis: Redis;
   queue: Queue;
-  hooks: Map<string, WorkerHook>;
+  hooks: Map<string, HookAdapter>;
   keys: StateKeys;
   memory: ConversationMemory;
   channelStats: ChannelStats;
@@ -42,10 +37,7 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     logger.warn('redis unavailable', { error: err.message }),
   );
   const keys = stateKeys(settings.redisPrefix);
-  warmTokenizer();
-  const hooks = new Map<string, WorkerHook>();
-  for (const [name, config] of Object.entries(settings.config.hooks))
-    hooks.set(name, { config, adapter: createAdapter(name, config) });
+  const hooks = createHookAdapters(settings.config.hooks);
   return {
     settings,
     logger,
@@ -62,7 +54,7 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
 
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
   await deps.queue.close().catch(() => {});
-  await Promise.allSettled([...deps.hooks.values()].map((hook) => hook.adapter.close()));
+  await closeHookAdapters(deps.hooks);
   await deps.gateway.registry.close();
   deps.redis.disconnect();
 }

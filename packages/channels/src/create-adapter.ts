@@ -23,3 +23,20 @@ export function createAdapter(name: string, config: HookConfig): ChannelAdapter 
       return new DiscordAdapter(name, config);
   }
 }
+
+/** A configured hook and its adapter. */
+export interface HookAdapter {
+  name: string;
+  config: HookConfig;
+  adapter: ChannelAdapter;
+}
+
+/** One adapter per configured hook, as the API (receiving) and the worker (delivering) both need. */
+export function createHookAdapters(hooks: Record<string, HookConfig>): Map<string, HookAdapter> {
+  return new Map(Object.entries(hooks).map(([name, config]) => [name, { name, config, adapter: createAdapter(name, config) }]));
+}
+
+/** Closes every hook's delivery pool. */
+export async function closeHookAdapters(hooks: Map<string, HookAdapter>): Promise<void> {
+  await Promise.allSettled([...hooks.values()].map((hook) => hook.adapter.close()));
+}

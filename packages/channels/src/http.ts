@@ -1,4 +1,4 @@
-import { isRetryableStatus } from '@switchboard/protocol';
+import { isRetryableStatus, scrubSecrets } from '@switchboard/protocol';
 import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
 import { DeliveryError } from './channel.js';
 
@@ -135,15 +135,6 @@ export function statusFailure(label: string, status: number, detail: string, ret
   return new DeliveryError(message, false);
 }
 
-/** Reads `Retry-After` (delay seconds or an HTTP date) as milliseconds from `now`. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!raw) return undefined;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw) * 1000);
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** Seconds (possibly fractional, as Telegram and Discord send them) to whole milliseconds. */
 export function secondsToMs(seconds: number | undefined): number | undefined {
   return seconds === undefined || !Number.isFinite(seconds) || seconds < 0 ? undefined : Math.ceil(seconds * 1000);
@@ -154,13 +145,8 @@ export function secondsToMs(seconds: number | undefined): number | undefined {
  * without any of `secrets` (raw or URL-encoded) in case the platform echoes them.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text.replace(/\s+/g, ' ').trim();
-  for (const secret of secrets) {
-    for (const form of new Set([secret, encodeURIComponent(secret)])) {
-      if (form) out = out.split(form).join('[redacted]');
-    }
-  }
-  return out.slice(0, 200);
+  const forms = secrets.flatMap((secret) => [secret, encodeURIComponent(secret)]);
+  return scrubSecrets(text.replace(/\s+/g, ' ').trim(), forms).slice(0, 200);
 }
 
 /** Joins an API base URL (with or without a trailing slash) and a path. */

@@ -1,5 +1,5 @@
 export * from './channel.js';
-export { createAdapter } from './create-adapter.js';
+export { closeHookAdapters, createAdapter, createHookAdapters, type HookAdapter } from './create-adapter.js';
 export { DISCORD_TEXT_LIMIT, DiscordAdapter } from './discord/discord-adapter.js';
 export { GenericAdapter } from './generic/generic-adapter.js';
 export { verifyGenericToken } from './generic/verify-generic-token.js';

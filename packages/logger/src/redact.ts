@@ -1,3 +1,5 @@
+import { REDACTED, scrubSecrets } from '@switchboard/protocol';
+
 /**
  * Scrubs secrets from a log record: keys that name credentials are replaced whole, and any
  * configured secret value found inside a string is cut out, wherever it appears.
@@ -5,14 +7,11 @@
 const SECRET_KEY =
   /^(authorization|x-api-key|api[-_]?key|apikey|token|secret|password|signing[-_]?secret|bot[-_]?token|x-hook-token|cookie)$/i;
 
-export const REDACTED = '[redacted]';
-
 export function createRedactor(secrets: readonly string[]) {
   const values = secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
 
   const scrubString = (text: string): string => {
-    let out = text;
-    for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    const out = scrubSecrets(text, values);
     // Bearer credentials that were not configured (a client's wrong key) are cut out too.
     return out.replace(/(Bearer\s+)[^\s"',]+/gi, `$1${REDACTED}`);
   };

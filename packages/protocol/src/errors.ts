@@ -84,3 +84,12 @@ export const serviceUnavailable = (message: string, code = 'service_unavailable'
 
 export const unauthorized = (message: string, code = 'invalid_api_key') =>
   new AppError(message, { status: 401, type: 'authentication_error', code });
+
+/** 429 `rate_limit_exceeded`, telling the client when to come back. */
+export const rateLimitExceeded = (message: string, retryAfterSeconds: number) =>
+  new AppError(message, {
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });

@@ -5,3 +5,5 @@ export * from './errors.js';
 export * from './ids.js';
 export * from './json-depth.js';
 export * from './models.js';
+export * from './retry-after.js';
+export * from './secrets.js';

@@ -5,6 +5,7 @@ import { Gateway } from './gateway.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
+import { warmTokenizer } from './usage.js';
 
 export interface ResolvedModel {
   /** `<provider>/<model>`, as the response's `model` names it. */
@@ -65,7 +66,8 @@ export function createRegistry(settings: Settings): ModelRegistry {
   return new ModelRegistry(providers, settings.defaultModel);
 }
 
-/** The registry and the gateway over it, with the configured fallbacks. */
+/** The registry and the gateway over it, with the configured fallbacks; loads the tokenizer now, not on the first request. */
 export function createGateway(settings: Settings): Gateway {
+  warmTokenizer();
   return new Gateway(createRegistry(settings), settings.config.fallbacks);
 }

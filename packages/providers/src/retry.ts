@@ -1,3 +1,5 @@
+import { parseRetryAfter } from '@switchboard/protocol';
+
 /**
  * Back-off between upstream attempts: exponential from 250 ms with full jitter (so many clients
  * retrying together spread out), capped at 8 s; an upstream's `Retry-After` (seconds or an HTTP
@@ -6,17 +8,9 @@
 export function retryDelayMs(attempt: number, retryAfter: string | undefined, maxWaitMs = 30_000): number | null {
   const backoff = Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() * 0.5);
   const asked = parseRetryAfter(retryAfter);
-  if (asked === null) return backoff;
+  if (asked === undefined) return backoff;
   if (asked > maxWaitMs) return null;
   return Math.max(backoff, asked);
-}
-
-export function parseRetryAfter(value: string | undefined): number | null {
-  if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
 /** Waits `ms`, or rejects at once with the signal's reason when the client hangs up. */

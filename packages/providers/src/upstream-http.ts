@@ -3,6 +3,7 @@ import {
   errorBodySchema,
   invalidRequest,
   isRetryableStatus,
+  scrubSecrets,
   upstreamError,
   upstreamTimeout,
 } from '@switchboard/protocol';
@@ -128,7 +129,7 @@ function errorCode(err: unknown): string {
 /** Maps an upstream's non-2xx answer to what our client sees, in one place. */
 export function statusError(target: UpstreamTarget, status: number, text: string, retryAfter?: string): AppError {
   // Scrub before extractMessage cuts the text short: a key straddling the cut would survive.
-  const upstreamMessage = extractMessage(scrub(text, target.secrets));
+  const upstreamMessage = extractMessage(scrubSecrets(text, target.secrets));
   const who = `Upstream '${target.name}'`;
   if (status === 400 || status === 413 || status === 422) {
     return invalidRequest(`${who} rejected the request: ${upstreamMessage || `status ${status}`}`, null, 'upstream_bad_request');
@@ -163,7 +164,7 @@ function extractMessage(text: string): string {
 
 /** The same error with the upstream's words scrubbed of secrets and cut to a readable length. */
 function scrubbed(err: AppError, secrets: readonly string[]): AppError {
-  const message = scrub(err.message, secrets);
+  const message = scrubSecrets(err.message, secrets);
   if (message === err.message && message.length <= 600) return err;
   return new AppError(message.length > 600 ? `${message.slice(0, 600)}…` : message, {
     status: err.status,
@@ -173,10 +174,4 @@ function scrubbed(err: AppError, secrets: readonly string[]): AppError {
     headers: err.headers,
     cause: err.cause,
   });
-}
-
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret && out.includes(secret)) out = out.split(secret).join('[redacted]');
-  return out;
 }

@@ -10,6 +10,8 @@ export function stateKeys(prefix: string) {
     /** The last job queued for a conversation, so the next one waits for it. */
     conversationTail: (conversation: string) => `${prefix}:tail:${conversation}`,
     /** The job queued right after `jobId` in its conversation, woken when `jobId` is done. */
+    /** One subject's request count in one minute window. */
+    rateWindow: (subject: string, window: number) => `${prefix}:ratelimit:${subject}:${window}`,
     successor: (jobId: string) => `${prefix}:next:${jobId}`,
   };
 }

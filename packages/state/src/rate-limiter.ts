@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { StateKeys } from './keys.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -16,12 +17,12 @@ export interface RateDecision {
 export class RateLimiter {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly keys: StateKeys,
   ) {}
 
   async hit(subject: string, limit: number, now = Date.now()): Promise<RateDecision> {
     const window = Math.floor(now / 60_000);
-    const key = `${this.prefix}:ratelimit:${subject}:${window}`;
+    const key = this.keys.rateWindow(subject, window);
     const [[, count]] = (await this.redis.multi().incr(key).pexpire(key, 61_000).exec()) as [[Error | null, number]];
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };

@@ -8,44 +8,39 @@ export type { Redis };
  * The database index in the URL (`redis://host:6379/3`) is honoured by ioredis.
  */
 export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
-    lazyConnect: false,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    ...options,
-  });
+  return new Redis(url, { ...reconnecting, enableOfflineQueue: false, maxRetriesPerRequest: 1, ...options });
 }
+
+/** Both kinds of client: a short connect time-out, then reconnects every 0.2–2 s, forever. */
+const reconnecting: RedisOptions = {
+  connectTimeout: 2_000,
+  retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+};
 
 /** For BullMQ, which needs `maxRetriesPerRequest: null` and an offline queue on its connections. */
 export function createQueueRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: null,
-    enableOfflineQueue: true,
-    connectTimeout: 2_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    ...options,
-  });
+  return new Redis(url, { ...reconnecting, maxRetriesPerRequest: null, enableOfflineQueue: true, ...options });
 }
 
 /** True when Redis answers PING within `timeoutMs`. */
 export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<boolean> {
   if (redis.status !== 'ready') return false;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const answer = await Promise.race([
-      redis.ping(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('ping timed out')), timeoutMs);
-      }),
-    ]);
-    return answer === 'PONG';
+    return (await withTimeout(redis.ping(), timeoutMs)) === 'PONG';
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+/** `promise`, or a rejection after `ms`: a Redis read must never hold a request for long. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Silences the client's 'error' events (reconnects are automatic); `onError` may log them. */

@@ -1,5 +1,5 @@
 import type { Logger } from '@switchboard/logger';
-import { AppError } from '@switchboard/protocol';
+import { rateLimitExceeded } from '@switchboard/protocol';
 import type { RateLimiter } from '@switchboard/state';
 import type { Context, Middleware } from 'koa';
 
@@ -32,12 +32,10 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     ctx.set('X-RateLimit-Limit', String(decision.limit));
     ctx.set('X-RateLimit-Remaining', String(decision.remaining));
     if (!decision.allowed) {
-      throw new AppError(`Rate limit reached: ${decision.limit} requests per minute. Try again in ${decision.resetSeconds} s.`, {
-        status: 429,
-        type: 'rate_limit_error',
-        code: 'rate_limit_exceeded',
-        headers: { 'Retry-After': String(decision.resetSeconds) },
-      });
+      throw rateLimitExceeded(
+        `Rate limit reached: ${decision.limit} requests per minute. Try again in ${decision.resetSeconds} s.`,
+        decision.resetSeconds,
+      );
     }
     await next();
   };

@@ -1,8 +1,7 @@
 import type Router from '@koa/router';
-import { AppError, notFound } from '@switchboard/protocol';
-import { redisReady } from '@switchboard/state';
+import { AppError } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
-import type { Hook } from '../hook-registry.js';
+import { findHook } from '../hook-registry.js';
 import { requireJsonContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
 import { acceptMessage } from '../services/hook-service.js';
@@ -13,10 +12,8 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
   const hookLimit = deps.settings.config.limits.hookMaxBodyBytes;
 
   router.post('/hooks/:name', async (ctx) => {
-    const hook = deps.hooks.get(ctx.params.name ?? '');
-    if (!hook) throw notFound(`There is no hook named '${ctx.params.name}'.`, 'hook_not_found');
+    const hook = findHook(deps.hooks, ctx.params.name);
     requireJsonContentType(ctx);
-    await limitHook(deps, hook);
     const rawBody = await readRawBody(ctx.req, hookLimit);
     const inbound = hook.adapter.receive({ headers: ctx.headers, rawBody, now: Date.now() });
     const answer =
@@ -26,8 +23,7 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.get('/hooks/:name/jobs/:id', async (ctx) => {
-    const hook = deps.hooks.get(ctx.params.name ?? '');
-    if (!hook) throw notFound(`There is no hook named '${ctx.params.name}'.`, 'hook_not_found');
+    const hook = findHook(deps.hooks, ctx.params.name);
     if (!hook.authorize) {
       throw new AppError('Job look-ups are only offered on generic hooks.', {
         status: 404,
@@ -38,19 +34,4 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
     hook.authorize(ctx.headers);
     ctx.body = await readJob(deps, hook.name, ctx.params.id ?? '');
   });
-}
-
-/** A hook's own `rateLimit` (all senders together): 429 with Retry-After past it. */
-async function limitHook(deps: AppDeps, hook: Hook): Promise<void> {
-  const limit = hook.config.rateLimit?.requestsPerMinute;
-  if (!limit || !(await redisReady(deps.redis))) return; // without Redis the hook answers 503 anyway
-  const decision = await deps.rateLimiter.hit(`hook:${hook.name}`, limit).catch(() => null);
-  if (decision && !decision.allowed) {
-    throw new AppError(`Rate limit reached for this hook: ${limit} requests per minute.`, {
-      status: 429,
-      type: 'rate_limit_error',
-      code: 'rate_limit_exceeded',
-      headers: { 'Retry-After': String(decision.resetSeconds) },
-    });
-  }
 }

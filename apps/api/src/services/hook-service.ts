@@ -1,7 +1,6 @@
 import type { InboundMessage } from '@switchboard/channels';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { enqueueInbound } from '@switchboard/queue';
-import { redisReady } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 
 /**
@@ -10,12 +9,11 @@ import type { AppDeps } from '../deps.js';
  * platform retries instead of believing a message was taken.
  */
 export async function acceptMessage(deps: AppDeps, hook: string, message: InboundMessage): Promise<string> {
-  if (!(await redisReady(deps.redis)))
-    throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
+  const queue = await deps.readyQueue();
   const { worker } = deps.settings.config;
   let queued: { jobId: string; duplicate: boolean };
   try {
-    queued = await enqueueInbound(deps.inboundQueue(), deps.redis, deps.keys, hook, message, {
+    queued = await enqueueInbound(queue, deps.redis, deps.keys, hook, message, {
       attempts: worker.attempts,
       backoffMs: worker.backoffMs,
     });

@@ -1,6 +1,5 @@
-import { notFound, serviceUnavailable } from '@switchboard/protocol';
+import { notFound } from '@switchboard/protocol';
 import { inboundJobSchema } from '@switchboard/queue';
-import { redisReady } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 
 export interface JobView {
@@ -13,9 +12,7 @@ export interface JobView {
 
 /** What a caller may learn of its message: queued, being answered, answered and delivered, or failed. */
 export async function readJob(deps: AppDeps, hook: string, id: string): Promise<JobView> {
-  if (!(await redisReady(deps.redis)))
-    throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-  const job = await deps.inboundQueue().getJob(id);
+  const job = await (await deps.readyQueue()).getJob(id);
   const data = job ? inboundJobSchema.safeParse(job.data) : null;
   if (!job || !data?.success || data.data.hook !== hook) throw notFound(`There is no job '${id}' on this hook.`, 'job_not_found');
   const state = await job.getState();

@@ -1,5 +1,5 @@
 import { INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/queue';
-import type { ChannelStatus, WorkerInfo } from '@switchboard/state';
+import { type ChannelStatus, type WorkerInfo, withTimeout } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 
 export interface StatusRecord {
@@ -30,7 +30,12 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
   try {
     if (deps.redis.status !== 'ready') throw new Error('redis not ready');
     const [channels, active, counts, workers] = await withTimeout(
-      Promise.all([deps.channelStats.read(hooks), deps.sessions.count(), queueCounts(deps.inboundQueue()), deps.workers.list()]),
+      Promise.all([
+        deps.channelStats.read(hooks),
+        deps.sessions.count(),
+        deps.readyQueue().then(queueCounts),
+        deps.workers.list(),
+      ]),
       2_000,
     );
     return {
@@ -65,14 +70,4 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
       redis: { connected: false },
     };
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timed out')), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -1,17 +1,11 @@
 import type { KeyObject } from 'node:crypto';
 import type { DiscordHookConfig } from '@switchboard/config';
+import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
-import {
-  type ChannelAdapter,
-  DeliveryError,
-  type DeliveryMeta,
-  type Inbound,
-  type InboundMessage,
-  type InboundRequest,
-} from '../channel.js';
-import { DeliveryClient, joinUrl, parseRetryAfter, redact, secondsToMs, statusFailure } from '../http.js';
+import { DeliveryError, type DeliveryMeta, type Inbound, type InboundMessage, type InboundRequest } from '../channel.js';
+import { joinUrl, redact, secondsToMs, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
-import { splitText } from '../split-text.js';
+import { PlatformAdapter } from '../platform-adapter.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
 
@@ -30,26 +24,14 @@ const discordErrorSchema = z.looseObject({
 });
 
 /** Discord slash commands via the interactions endpoint: signed interactions in, webhook edits and follow-ups out. */
-export class DiscordAdapter implements ChannelAdapter {
+export class DiscordAdapter extends PlatformAdapter<DiscordHookConfig> {
   readonly type = 'discord' as const;
-  readonly #http = new DeliveryClient();
-  readonly #key: KeyObject;
-
-  /** @param name - The hook's name, used in error messages (never a secret). */
-  constructor(
-    readonly name: string,
-    private readonly config: DiscordHookConfig,
-  ) {
-    this.#key = createDiscordPublicKey(config.publicKey);
-  }
+  protected readonly textLimit = DISCORD_TEXT_LIMIT;
+  readonly #key: KeyObject = createDiscordPublicKey(this.config.publicKey);
 
   receive(request: InboundRequest): Inbound {
     verifyDiscordSignature(request, this.#key);
     return parseDiscordInteraction(parseJsonBody(request.rawBody));
-  }
-
-  split(text: string): string[] {
-    return splitText(text, DISCORD_TEXT_LIMIT);
   }
 
   /** Part 0 replaces the deferred "thinking…" response; later parts are follow-up messages. */
@@ -59,7 +41,7 @@ export class DiscordAdapter implements ChannelAdapter {
     if (!target.success) throw new DeliveryError(`${label}: the job holds no interaction token`, false);
     const { token } = target.data;
     const webhook = `webhooks/${encodeURIComponent(this.config.applicationId)}/${encodeURIComponent(token)}`;
-    const reply = await this.#http.send({
+    const reply = await this.http.send({
       label,
       method: index === 0 ? 'PATCH' : 'POST',
       url: joinUrl(this.config.apiUrl, index === 0 ? `${webhook}/messages/@original` : webhook),
@@ -73,9 +55,5 @@ export class DiscordAdapter implements ChannelAdapter {
     // The interaction token is a credential for fifteen minutes: it never goes into a message.
     const detail = redact(body?.message ?? reply.text, [token]);
     throw statusFailure(label, reply.status, detail, retryAfterMs);
-  }
-
-  close(): Promise<void> {
-    return this.#http.close();
   }
 }

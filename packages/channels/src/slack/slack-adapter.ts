@@ -1,16 +1,10 @@
 import type { SlackHookConfig } from '@switchboard/config';
+import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
-import {
-  type ChannelAdapter,
-  DeliveryError,
-  type DeliveryMeta,
-  type Inbound,
-  type InboundMessage,
-  type InboundRequest,
-} from '../channel.js';
-import { DeliveryClient, joinUrl, parseRetryAfter, redact, statusFailure } from '../http.js';
+import { DeliveryError, type DeliveryMeta, type Inbound, type InboundMessage, type InboundRequest } from '../channel.js';
+import { joinUrl, redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
-import { splitText } from '../split-text.js';
+import { PlatformAdapter } from '../platform-adapter.js';
 import { parseSlackEvent } from './parse-slack-event.js';
 import { checkSlackResult, slackErrorCode } from './slack-api-result.js';
 import { verifySlackSignature } from './verify-slack-signature.js';
@@ -22,32 +16,20 @@ export const SLACK_TEXT_LIMIT = 40_000;
 const slackReplyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1) });
 
 /** Slack through the Events API: signed requests in, `chat.postMessage` in the message's thread out. */
-export class SlackAdapter implements ChannelAdapter {
+export class SlackAdapter extends PlatformAdapter<SlackHookConfig> {
   readonly type = 'slack' as const;
-  readonly #http = new DeliveryClient();
-  readonly #label: string;
-
-  /** @param name - The hook's name, used in error messages (never a secret). */
-  constructor(
-    readonly name: string,
-    private readonly config: SlackHookConfig,
-  ) {
-    this.#label = `Hook '${name}': Slack chat.postMessage`;
-  }
+  protected readonly textLimit = SLACK_TEXT_LIMIT;
+  readonly #label = `Hook '${this.name}': Slack chat.postMessage`;
 
   receive(request: InboundRequest): Inbound {
     verifySlackSignature(request, this.config.signingSecret);
     return parseSlackEvent(parseJsonBody(request.rawBody), { botUserId: this.config.botUserId });
   }
 
-  split(text: string): string[] {
-    return splitText(text, SLACK_TEXT_LIMIT);
-  }
-
   async deliverPart(message: InboundMessage, part: string, _index: number, _meta: DeliveryMeta): Promise<void> {
     const target = slackReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`${this.#label}: the job holds no Slack channel and thread`, false);
-    const reply = await this.#http.send({
+    const reply = await this.http.send({
       label: this.#label,
       method: 'POST',
       url: joinUrl(this.config.apiUrl, 'chat.postMessage'),
@@ -60,9 +42,5 @@ export class SlackAdapter implements ChannelAdapter {
       throw statusFailure(this.#label, reply.status, redact(slackErrorCode(reply.json) ?? reply.text, secrets), retryAfterMs);
     }
     checkSlackResult(this.#label, reply.json, secrets, retryAfterMs);
-  }
-
-  close(): Promise<void> {
-    return this.#http.close();
   }
 }

@@ -1,16 +1,9 @@
 import type { TelegramHookConfig } from '@switchboard/config';
 import { z } from 'zod';
-import {
-  type ChannelAdapter,
-  DeliveryError,
-  type DeliveryMeta,
-  type Inbound,
-  type InboundMessage,
-  type InboundRequest,
-} from '../channel.js';
-import { DeliveryClient, joinUrl } from '../http.js';
+import { DeliveryError, type DeliveryMeta, type Inbound, type InboundMessage, type InboundRequest } from '../channel.js';
+import { joinUrl } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
-import { splitText } from '../split-text.js';
+import { PlatformAdapter } from '../platform-adapter.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
 import { checkTelegramReply } from './telegram-api-result.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
@@ -22,26 +15,14 @@ export const TELEGRAM_TEXT_LIMIT = 4096;
 const telegramReplyToSchema = z.object({ chat_id: z.int(), message_id: z.int() });
 
 /** A Telegram bot through its webhook: secret-token-checked updates in, `sendMessage` replies out. */
-export class TelegramAdapter implements ChannelAdapter {
+export class TelegramAdapter extends PlatformAdapter<TelegramHookConfig> {
   readonly type = 'telegram' as const;
-  readonly #http = new DeliveryClient();
-  readonly #label: string;
-
-  /** @param name - The hook's name, used in error messages (never a secret). */
-  constructor(
-    readonly name: string,
-    private readonly config: TelegramHookConfig,
-  ) {
-    this.#label = `Hook '${name}': Telegram sendMessage`;
-  }
+  protected readonly textLimit = TELEGRAM_TEXT_LIMIT;
+  readonly #label = `Hook '${this.name}': Telegram sendMessage`;
 
   receive(request: InboundRequest): Inbound {
     verifyTelegramSecret(request, this.config.secretToken);
     return parseTelegramUpdate(parseJsonBody(request.rawBody));
-  }
-
-  split(text: string): string[] {
-    return splitText(text, TELEGRAM_TEXT_LIMIT);
   }
 
   /** Sends a part; only the first is marked as a reply, the rest follow it in the chat. */
@@ -49,7 +30,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const target = telegramReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`${this.#label}: the job holds no Telegram chat and message`, false);
     const { chat_id, message_id } = target.data;
-    const reply = await this.#http.send({
+    const reply = await this.http.send({
       label: this.#label,
       method: 'POST',
       url: joinUrl(this.config.apiUrl, `bot${this.config.botToken}/sendMessage`),
@@ -60,9 +41,5 @@ export class TelegramAdapter implements ChannelAdapter {
           : { chat_id, text: part },
     });
     checkTelegramReply(this.#label, reply, this.config.botToken);
-  }
-
-  close(): Promise<void> {
-    return this.#http.close();
   }
 }

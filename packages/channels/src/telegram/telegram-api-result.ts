@@ -1,7 +1,8 @@
+import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DeliveryError } from '../channel.js';
 import type { JsonReply } from '../http.js';
-import { parseRetryAfter, redact, secondsToMs, statusFailure } from '../http.js';
+import { redact, secondsToMs, statusFailure } from '../http.js';
 
 /**
  * A Bot API answer: `{ok:true, result}` or `{ok:false, error_code, description, parameters?}`.
