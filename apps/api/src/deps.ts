@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { closeHookAdapters } from '@switchboard/channels';
-import type { Settings } from '@switchboard/config';
+import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
+import type { HookConfig, Settings } from '@switchboard/config';
+import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger } from '@switchboard/logger';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
-import { createInboundQueue } from '@switchboard/queue';
 import {
   ActiveSessions,
   ChannelStats,
@@ -17,8 +17,6 @@ import {
   stateKeys,
   WorkerRegistry,
 } from '@switchboard/state';
-import type { Queue } from 'bullmq';
-import { createHooks, type Hook } from './hook-registry.js';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
 export interface AppDeps {
@@ -29,11 +27,11 @@ export interface AppDeps {
   redis: Redis;
   keys: StateKeys;
   /**
-   * The BullMQ queue once Redis answers, or a 503 `queue_unavailable`. It is made on first use,
+   * The hook pipeline once Redis answers, or a 503 `queue_unavailable`. It is made on first use,
    * so an API that starts while Redis is away never has BullMQ waiting on a dead connection.
    */
-  readyQueue: () => Promise<Queue>;
-  hooks: Map<string, Hook>;
+  readyHub: () => Promise<Hub>;
+  hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
@@ -49,7 +47,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
   const redis = quietErrors(createRedis(settings.redisUrl), (err) => logger.warn('redis unavailable', { error: err.message }));
   const keys = stateKeys(settings.redisPrefix);
-  let queue: Queue | undefined;
+  let hub: Hub | undefined;
   const hooks = createHooks(settings.config.hooks);
   const gateway = createGateway(settings);
   return {
@@ -58,10 +56,10 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     gateway,
     redis,
     keys,
-    readyQueue: async () => {
+    readyHub: async () => {
       if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-      queue ??= createInboundQueue(redis, settings.redisPrefix);
-      return queue;
+      hub ??= createHub(redis, settings);
+      return hub;
     },
     hooks,
     channelStats: new ChannelStats(redis, keys),
@@ -72,8 +70,8 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     startedAt: new Date(),
     async close() {
       await gateway.registry.close();
-      await queue?.close().catch(() => {});
-      await closeHookAdapters(hooks);
+      await hub?.close();
+      await closeHooks(hooks);
       redis.disconnect();
     },
   };

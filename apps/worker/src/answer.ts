@@ -1,44 +1,29 @@
-import type { HookAdapter } from '@switchboard/channels';
+import type { ExchangeState, Reply } from '@switchboard/hub';
 import type { ChatMessage } from '@switchboard/protocol';
-import type { InboundJobData } from '@switchboard/queue';
-import type { Job } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
-
-export type Reply = NonNullable<InboundJobData['reply']>;
+import type { MessageJob } from './message-job.js';
 
 /**
- * The reply to a message, generated at most once per job: it is written into the job before
- * delivery starts, and the exchange is added to the conversation's memory exactly once.
+ * The reply to a message, generated at most once per job: a reply recorded by an earlier run is
+ * reused, and a new one is recorded — with the exchange appended to memory in the same step —
+ * before any of it is delivered.
  */
-export async function answerOnce(
-  deps: WorkerDeps,
-  job: Job<InboundJobData>,
-  hook: HookAdapter,
-  conversation: string,
-): Promise<Reply> {
-  let data = job.data;
-  if (!data.reply) {
-    const history = await deps.memory.load(conversation);
-    const messages: ChatMessage[] = [
-      ...(hook.config.system ? [{ role: 'system' as const, content: hook.config.system }] : []),
-      ...history,
-      { role: 'user', content: data.message.text },
-    ];
-    const completion = await deps.gateway.complete(
-      { model: hook.config.model, messages },
-      { signal: new AbortController().signal, requestId: job.id ?? 'job' },
-    );
-    const text = completion.choices[0]?.message.content ?? '';
-    data = { ...data, reply: { text, model: completion.model, created: completion.created } };
-    await job.updateData(data);
+export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
+  if (earlier.reply) return earlier.reply;
+  const { hub, gateway } = deps;
+  const { text } = job.queued.message;
+  const legacy = job.legacy;
+  if (legacy?.reply) {
+    return hub.exchange.record(job.jobId, job.conversation, text, legacy.reply, { remember: !legacy.historySaved });
   }
-  if (!data.historySaved) {
-    await deps.memory.append(conversation, [
-      { role: 'user', content: data.message.text },
-      { role: 'assistant', content: data.reply!.text },
-    ]);
-    data = { ...data, historySaved: true };
-    await job.updateData(data);
-  }
-  return data.reply!;
+  const history = await hub.exchange.history(job.conversation);
+  const { model, system } = job.hook.config;
+  const messages: ChatMessage[] = [
+    ...(system ? [{ role: 'system' as const, content: system }] : []),
+    ...history,
+    { role: 'user', content: text },
+  ];
+  const completion = await gateway.complete({ model, messages }, { signal, requestId: job.jobId });
+  const reply = { text: completion.choices[0]?.message.content ?? '', model: completion.model, created: completion.created };
+  return hub.exchange.record(job.jobId, job.conversation, text, reply);
 }

@@ -1,18 +1,32 @@
-import type { HookAdapter } from '@switchboard/channels';
-import type { InboundJobData } from '@switchboard/queue';
-import type { Job } from 'bullmq';
-import type { Reply } from './answer.js';
+import type { Reply } from '@switchboard/hub';
+import type { WorkerDeps } from './deps.js';
+import type { MessageJob } from './message-job.js';
+
+/** The platform was left between two pieces of a reply because the worker is shutting down. */
+export class DeliveryPaused extends Error {
+  override name = 'DeliveryPaused';
+}
 
 /**
- * Sends the reply's parts that were not sent yet; after each one the job records it, so a retry
- * resumes at the first undelivered part instead of repeating the ones before.
+ * Sends the pieces of the reply the platform does not have yet, recording each one as it lands
+ * (the last one's count is recorded by the release that follows), so a retry resumes at the
+ * first piece not delivered. A shutdown stops it between pieces, never inside one.
+ *
+ * @returns How many pieces the reply has.
  */
-export async function deliverRemaining(job: Job<InboundJobData>, hook: HookAdapter, reply: Reply): Promise<number> {
-  const parts = hook.adapter.split(reply.text);
-  const meta = { jobId: job.id ?? '', hook: job.data.hook, model: reply.model, created: reply.created };
-  for (let index = job.data.delivered ?? 0; index < parts.length; index++) {
-    await hook.adapter.deliverPart(job.data.message, parts[index]!, index, meta);
-    await job.updateData({ ...job.data, delivered: index + 1 });
+export async function deliverRest(
+  deps: WorkerDeps,
+  job: MessageJob,
+  reply: Reply,
+  from: number,
+  signal: AbortSignal,
+): Promise<number> {
+  const parts = job.hook.split(reply.text);
+  const meta = { jobId: job.jobId, hook: job.hook.name, model: reply.model, created: reply.created };
+  for (let index = from; index < parts.length; index++) {
+    if (signal.aborted) throw new DeliveryPaused('shutting down between two pieces of a reply');
+    await job.hook.deliver(job.queued.message, parts[index]!, index, meta);
+    if (index + 1 < parts.length) await deps.hub.exchange.delivered(job.jobId, index + 1);
   }
   return parts.length;
 }

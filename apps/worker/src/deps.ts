@@ -1,31 +1,20 @@
-import { closeHookAdapters, createHookAdapters, type HookAdapter } from '@switchboard/channels';
-import type { Settings } from '@switchboard/config';
+import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
+import type { HookConfig, Settings } from '@switchboard/config';
+import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger } from '@switchboard/logger';
 import { createGateway, type Gateway } from '@switchboard/providers';
-import { createInboundQueue } from '@switchboard/queue';
-import {
-  ChannelStats,
-  ConversationMemory,
-  createQueueRedis,
-  quietErrors,
-  type Redis,
-  type StateKeys,
-  stateKeys,
-  WorkerRegistry,
-} from '@switchboard/state';
-import type { Queue } from 'bullmq';
+import { ChannelStats, createQueueRedis, quietErrors, type Redis, stateKeys, WorkerRegistry } from '@switchboard/state';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
   settings: Settings;
   logger: Logger;
+  /** Providers make one attempt per call here: the job's attempts are the retry loop. */
   gateway: Gateway;
   /** BullMQ-style connection (`maxRetriesPerRequest: null`): commands wait out a Redis outage. */
   redis: Redis;
-  queue: Queue;
-  hooks: Map<string, HookAdapter>;
-  keys: StateKeys;
-  memory: ConversationMemory;
+  hub: Hub;
+  hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
   workers: WorkerRegistry;
 }
@@ -37,24 +26,21 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     logger.warn('redis unavailable', { error: err.message }),
   );
   const keys = stateKeys(settings.redisPrefix);
-  const hooks = createHookAdapters(settings.config.hooks);
   return {
     settings,
     logger,
-    gateway: createGateway(settings),
+    gateway: createGateway(settings, { retries: false }),
     redis,
-    queue: createInboundQueue(redis, settings.redisPrefix),
-    keys,
-    hooks,
-    memory: new ConversationMemory(redis, keys, settings.config.sessions),
+    hub: createHub(redis, settings),
+    hooks: createHooks(settings.config.hooks),
     channelStats: new ChannelStats(redis, keys),
     workers: new WorkerRegistry(redis, keys),
   };
 }
 
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
-  await deps.queue.close().catch(() => {});
-  await closeHookAdapters(deps.hooks);
+  await deps.hub.close();
+  await closeHooks(deps.hooks);
   await deps.gateway.registry.close();
   deps.redis.disconnect();
 }

@@ -1,54 +1,101 @@
 import { DeliveryError } from '@switchboard/channels';
+import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult } from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
-import { type InboundJobData, type InboundJobResult, inboundJobSchema } from '@switchboard/queue';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
-import { waitForPredecessor } from './conversation-order.js';
-import { deliverRemaining } from './deliver.js';
+import { deliverRest } from './deliver.js';
 import type { WorkerDeps } from './deps.js';
+import { earlierProgress, type MessageJob, readMessageJob } from './message-job.js';
 
 /**
- * One inbound message: wait for the conversation's previous message, answer once, deliver.
- * Failures that a retry can cure (model 5xx/429/time-outs, delivery network errors, 5xx, 429)
- * are thrown for BullMQ's back-off; the rest fail the job at once (UnrecoverableError).
+ * One hook message: take its turn in the conversation, answer once, deliver, leave the line.
+ *
+ * - Failures a retry can cure (model 429/5xx/time-outs, delivery network errors, 5xx, 429) are
+ *   thrown for the job's back-off, which honours their Retry-After; the rest fail the job at once.
+ * - A job that fails for good still leaves its conversation's line, so the next message runs.
+ * - The signal fires on shutdown (after the grace period): a model call is cancelled, delivery
+ *   stops between pieces, and the job goes back to the queue without spending an attempt.
  */
 export function createProcessor(deps: WorkerDeps) {
-  return async (job: Job<InboundJobData, InboundJobResult>, token?: string): Promise<InboundJobResult> => {
-    const parsed = inboundJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError('The job data is not an inbound message.');
-    const { hook: hookName, message, after } = parsed.data;
-    const hook = deps.hooks.get(hookName);
-    if (!hook) throw new UnrecoverableError(`The hook '${hookName}' is no longer configured.`);
-
-    await waitForPredecessor(job, token, deps.queue, after, deps.settings.config.worker.orderRecheckMs);
-    const conversation = `${hookName}:${message.conversation}`;
-    if (message.action === 'reset') {
-      await deps.memory.clear(conversation);
-      return { reply: null, model: null, parts: 0 };
+  // Three parameters: BullMQ passes the abort signal only to processors that declare it.
+  return async (job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<JobResult> => {
+    const message = readMessageJob(job, deps.hooks);
+    const abort = signal ?? new AbortController().signal;
+    const { hub } = deps;
+    if (message.queued.waits) {
+      const waited = Date.now() - message.queued.receivedAt;
+      if (!(await hub.order.acquire(message.conversation, message.jobId, waited))) return park(deps, message, token);
     }
-
-    let reply: Awaited<ReturnType<typeof answerOnce>>;
+    const earlier = await earlierProgress(hub, message);
+    if (earlier.done) return finishedEarlier(message, earlier);
     try {
-      reply = await answerOnce(deps, job, hook, conversation);
-    } catch (err) {
-      if (err instanceof AppError) {
-        await deps.channelStats.recordFailure(hookName, `model: ${err.message}`, { delivery: false }).catch(() => {});
-        if (!err.isRetryable) throw new UnrecoverableError(err.message);
+      if (message.queued.message.action === 'reset') {
+        await hub.exchange.forget(message.conversation);
+        await hub.order.release(message.conversation, message.jobId, finalFields(0));
+        return { reply: null, model: null, parts: 0 };
       }
-      throw err;
-    }
-
-    try {
-      const parts = await deliverRemaining(job, hook, reply);
-      await deps.channelStats.recordOutbound(hookName);
+      const reply = await answerOnce(deps, message, earlier, abort);
+      const parts = await deliverRest(deps, message, reply, earlier.delivered, abort);
+      await hub.order.release(message.conversation, message.jobId, finalFields(parts));
+      deps.channelStats.recordOutbound(message.hook.name).catch(() => {});
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
-      if (!(err instanceof DeliveryError)) throw err;
-      await deps.channelStats
-        .recordFailure(hookName, `delivery: ${err.message}`, { credentialsRefused: err.options.credentialsRefused })
-        .catch(() => {});
-      if (!err.retryable) throw new UnrecoverableError(err.message);
-      throw err;
+      throw await failure(deps, message, err, token, abort);
     }
   };
+}
+
+/**
+ * Not its turn yet: back to sleep (longer each time), unless the message ahead finished while
+ * this one was looking — its release then found this job running and could not wake it.
+ */
+async function park(deps: WorkerDeps, message: MessageJob, token: string | undefined): Promise<never> {
+  const { job } = message;
+  await job.moveToDelayed(Date.now() + deps.hub.order.parkDelayMs(job.attemptsStarted), token);
+  await deps.hub.order.wakeIfFirst(message.conversation, message.jobId);
+  throw new DelayedError();
+}
+
+/**
+ * An earlier run left the line for good but died before BullMQ heard of it: report what that run
+ * did, without calling the model or the platform again.
+ */
+function finishedEarlier(message: MessageJob, earlier: ExchangeState): JobResult {
+  if (message.queued.message.action === 'reset') return { reply: null, model: null, parts: 0 };
+  const parts = earlier.reply ? message.hook.split(earlier.reply.text).length : 0;
+  if (!earlier.reply || earlier.delivered < parts) throw new UnrecoverableError('The message failed for good in an earlier run.');
+  return { reply: earlier.reply.text, model: earlier.reply.model, parts };
+}
+
+/**
+ * What to throw for a failed attempt: the job back to the queue on shutdown; an
+ * UnrecoverableError for what no retry cures; the error itself (with its Retry-After) otherwise.
+ * A failure that ends the job also takes it out of its conversation's line and is counted.
+ */
+async function failure(
+  deps: WorkerDeps,
+  message: MessageJob,
+  err: unknown,
+  token: string | undefined,
+  signal: AbortSignal,
+): Promise<Error> {
+  if (signal.aborted) {
+    // Released, not failed: another worker takes it up where this one stopped.
+    await message.job.moveToWait(token).catch(() => {});
+    return new WaitingError();
+  }
+  const hook = message.hook.name;
+  let final = false;
+  if (err instanceof AppError) {
+    deps.channelStats.recordFailure(hook, `model: ${err.message}`, { delivery: false }).catch(() => {});
+    final = !err.isRetryable;
+  } else if (err instanceof DeliveryError) {
+    const { credentialsRefused } = err.options;
+    deps.channelStats.recordFailure(hook, `delivery: ${err.message}`, { credentialsRefused }).catch(() => {});
+    final = !err.retryable;
+  }
+  const error = err instanceof Error ? err : new Error(String(err));
+  if (!final && !isLastAttempt(message.job)) return error;
+  await deps.hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 }).catch(() => {});
+  return final ? new UnrecoverableError(error.message) : error;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinUrl, redact, secondsToMs, statusFailure } from './http.js';
+import { redact, secondsToMs, statusFailure } from './http.js';
 
 describe('statusFailure', () => {
   it('marks 401 and 403 as refused credentials, not retryable', () => {
@@ -50,12 +50,5 @@ describe('redact', () => {
 
   it('keeps messages short', () => {
     expect(redact('x'.repeat(1000), [])).toHaveLength(200);
-  });
-});
-
-describe('joinUrl', () => {
-  it('joins with exactly one slash', () => {
-    expect(joinUrl('https://slack.com/api', 'chat.postMessage')).toBe('https://slack.com/api/chat.postMessage');
-    expect(joinUrl('https://slack.com/api/', '/chat.postMessage')).toBe('https://slack.com/api/chat.postMessage');
   });
 });

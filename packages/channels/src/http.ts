@@ -1,6 +1,7 @@
+import { classifyTransportFailure, createPool, parseJsonOrUndefined, readBody } from '@switchboard/http';
 import { isRetryableStatus, scrubSecrets } from '@switchboard/protocol';
-import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
-import { DeliveryError } from './channel.js';
+import { type Dispatcher, request } from 'undici';
+import { DeliveryError } from './delivery-error.js';
 
 /**
  * The delivery side of every adapter: one keep-alive pool per adapter, a 10 s timeout, and the
@@ -37,13 +38,7 @@ export interface JsonReply {
  * so a slow platform cannot take the connections another needs.
  */
 export class DeliveryClient {
-  readonly #agent = new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 600_000,
-    connections: 64,
-    pipelining: 1,
-    connect: { timeout: DELIVERY_TIMEOUT_MS },
-  });
+  readonly #agent = createPool({ connections: 64, connectTimeoutMs: DELIVERY_TIMEOUT_MS });
   #closing: Promise<void> | undefined;
 
   /** Sends JSON and reads the answer whatever its status; throws a retryable error if the transport fails. */
@@ -62,11 +57,11 @@ export class DeliveryClient {
         headersTimeout: DELIVERY_TIMEOUT_MS,
         bodyTimeout: DELIVERY_TIMEOUT_MS,
       });
-      text = await readLimited(response.body);
+      text = await readBody(response.body, MAX_RESPONSE_BYTES, { truncate: true });
     } catch (err) {
       throw transportFailure(call.label, err);
     }
-    return { status: response.statusCode, headers: response.headers, text, json: parseJson(text) };
+    return { status: response.statusCode, headers: response.headers, text, json: parseJsonOrUndefined(text) };
   }
 
   /** Closes the pool once, however often it is called. */
@@ -76,50 +71,16 @@ export class DeliveryClient {
   }
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.from(chunk);
-    parts.push(buffer);
-    size += buffer.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Network errors and timeouts are worth retrying. The message names only the error code: undici
  * messages can carry the URL, and Telegram's URL holds the bot token.
  */
 export function transportFailure(label: string, err: unknown): DeliveryError {
-  if (
-    err instanceof undiciErrors.HeadersTimeoutError ||
-    err instanceof undiciErrors.BodyTimeoutError ||
-    err instanceof undiciErrors.ConnectTimeoutError
-  ) {
+  const failure = classifyTransportFailure(err);
+  if (failure.kind === 'timeout' || failure.kind === 'connect-timeout') {
     return new DeliveryError(`${label} timed out after ${DELIVERY_TIMEOUT_MS} ms`, true);
   }
-  return new DeliveryError(`${label} could not reach the server (${errorCode(err)})`, true);
-}
-
-function errorCode(err: unknown): string {
-  if (!(err instanceof Error)) return 'network error';
-  for (const candidate of [err, err.cause]) {
-    if (candidate instanceof Error && 'code' in candidate && typeof candidate.code === 'string') return candidate.code;
-  }
-  return 'network error';
+  return new DeliveryError(`${label} could not reach the server (${failure.code})`, true);
 }
 
 /**
@@ -147,9 +108,4 @@ export function secondsToMs(seconds: number | undefined): number | undefined {
 export function redact(text: string, secrets: readonly string[]): string {
   const forms = secrets.flatMap((secret) => [secret, encodeURIComponent(secret)]);
   return scrubSecrets(text.replace(/\s+/g, ' ').trim(), forms).slice(0, 200);
-}
-
-/** Joins an API base URL (with or without a trailing slash) and a path. */
-export function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }

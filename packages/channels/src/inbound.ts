@@ -1,6 +1,6 @@
 import { checkJsonDepth, HOOK_MAX_JSON_DEPTH, invalidRequest } from '@switchboard/protocol';
 import type { z } from 'zod';
-import type { HttpAnswer, InboundRequest } from './channel.js';
+import type { HttpAnswer, InboundRequest } from './definition.js';
 
 /** One header's value, looked up case-insensitively; a repeated header yields its first value. */
 export function headerValue(headers: InboundRequest['headers'], name: string): string | undefined {

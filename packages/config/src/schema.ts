@@ -1,3 +1,4 @@
+import { type ChannelConfig, channelRegistry } from '@switchboard/channels';
 import { z } from 'zod';
 
 const providerName = z
@@ -40,63 +41,36 @@ export const sessionsSchema = z.strictObject({
   activeWindowSeconds: z.int().min(1).default(1800),
 });
 
-const hookCommon = {
+/** The keys every hook has, whatever its channel. */
+export const hookCommonSchema = z.strictObject({
   /** The model that answers this hook. @defaultValue the config's defaultModel */
   model: z.string().min(1).default('default'),
   /** Inbound requests per minute to this hook (all senders together). */
   rateLimit: z.strictObject({ requestsPerMinute: z.int().min(1) }).optional(),
   /** A system prompt prepended to every conversation of this hook (never stored). */
   system: z.string().optional(),
-};
-
-export const genericHookSchema = z.strictObject({
-  type: z.literal('generic'),
-  /** Callers send it as `Authorization: Bearer <token>` or `X-Hook-Token`. */
-  token: z.string().min(8),
-  /** Where replies are POSTed; without it replies are only readable at GET /hooks/:name/jobs/:id. */
-  replyUrl: z.url({ protocol: /^https?$/ }).optional(),
-  ...hookCommon,
 });
 
-export const slackHookSchema = z.strictObject({
-  type: z.literal('slack'),
-  signingSecret: z.string().min(8),
-  botToken: z.string().min(8),
-  /** The bot's own user id, to ignore its messages (bot_id covers most cases). */
-  botUserId: z.string().optional(),
-  apiUrl: z.url().default('https://slack.com/api'),
-  ...hookCommon,
-});
+export type HookCommonConfig = z.infer<typeof hookCommonSchema>;
 
-export const telegramHookSchema = z.strictObject({
-  type: z.literal('telegram'),
-  botToken: z.string().min(8),
-  /** The secret_token given to setWebhook, checked on every update. */
-  secretToken: z.string().min(1),
-  apiUrl: z.url().default('https://api.telegram.org'),
-  ...hookCommon,
-});
+/** A configured hook: the keys every hook has, plus its channel's own (`type` says which channel). */
+export type HookConfig = HookCommonConfig & ChannelConfig;
 
-export const discordHookSchema = z.strictObject({
-  type: z.literal('discord'),
-  /** The application's Ed25519 public key, hex. */
-  publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters'),
-  applicationId: z.string().min(1),
-  apiUrl: z.url().default('https://discord.com/api/v10'),
-  ...hookCommon,
-});
+/**
+ * The `hooks` entries, one variant per registered channel: its own keys plus the common ones.
+ * The union is built from a list, which TypeScript cannot follow, so its type is stated.
+ */
+export const hookSchema = z.discriminatedUnion(
+  'type',
+  channelRegistry.map((channel) =>
+    channel.config.extend({ type: z.literal(channel.type), ...hookCommonSchema.shape }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<HookConfig, unknown>;
 
 export const rateLimitSchema = z.strictObject({
   /** Requests per key (or client IP) per one-minute window. */
   requestsPerMinute: z.int().min(1),
 });
-
-export const hookSchema = z.discriminatedUnion('type', [
-  genericHookSchema,
-  slackHookSchema,
-  telegramHookSchema,
-  discordHookSchema,
-]);
 
 export const workerSchema = z.strictObject({
   /** Jobs one worker process runs at once. @defaultValue 4 */
@@ -111,10 +85,16 @@ export const workerSchema = z.strictObject({
    */
   lockMs: z.int().min(500).default(30_000),
   /**
-   * A message waiting for the previous one of its conversation looks again after this long; it
-   * is also woken as soon as that one is done, so this only bounds a missed wake-up. @defaultValue 2000
+   * A message queued behind an unfinished one of its conversation is woken as soon as that one
+   * is done; this only bounds a wake-up that was missed: it looks again after this long (doubling
+   * each time, up to 32×). @defaultValue 10000
    */
-  orderRecheckMs: z.int().min(10).default(2_000),
+  orderRecheckMs: z.int().min(10).default(10_000),
+  /**
+   * On SIGTERM/SIGINT, how long active jobs may still finish; then their model calls are
+   * cancelled and they go back to the queue without spending an attempt. @defaultValue 30000
+   */
+  shutdownGraceMs: z.int().min(0).max(600_000).default(30_000),
 });
 
 export const apiKeySchema = z.union([
@@ -173,11 +153,6 @@ export const configSchema = z.strictObject({
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type SessionsConfig = z.infer<typeof sessionsSchema>;
-export type HookConfig = z.infer<typeof hookSchema>;
-export type GenericHookConfig = z.infer<typeof genericHookSchema>;
-export type SlackHookConfig = z.infer<typeof slackHookSchema>;
-export type TelegramHookConfig = z.infer<typeof telegramHookSchema>;
-export type DiscordHookConfig = z.infer<typeof discordHookSchema>;
 export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;

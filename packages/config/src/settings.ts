@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { findChannel } from '@switchboard/channels';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { type Env, interpolateEnv, MissingVariableError } from './interpolate.js';
-import { configSchema, type FileConfig, type HookConfig, type ProviderConfig, providerSchema } from './schema.js';
+import { configSchema, type FileConfig, type ProviderConfig, providerSchema } from './schema.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
 
@@ -162,13 +163,7 @@ function firstModel(config: FileConfig): string | undefined {
 }
 
 function collectSecrets(config: FileConfig): string[] {
-  const secretsOf: { [T in HookConfig['type']]: (hook: Extract<HookConfig, { type: T }>) => string[] } = {
-    generic: (hook) => [hook.token],
-    slack: (hook) => [hook.signingSecret, hook.botToken],
-    telegram: (hook) => [hook.botToken, hook.secretToken],
-    discord: () => [], // a public key is not a secret
-  };
-  const hookSecrets = Object.values(config.hooks).flatMap((hook) => secretsOf[hook.type](hook as never));
+  const hookSecrets = Object.values(config.hooks).flatMap((hook) => findChannel(hook.type)?.secrets(hook) ?? []);
   const apiKeys = config.apiKeys.map((k) => (typeof k === 'string' ? k : k.key));
   const secrets = [...Object.values(config.providers).map((p: ProviderConfig) => p.apiKey), ...hookSecrets, ...apiKeys].filter(
     (k): k is string => !!k && k.length >= 4,

@@ -1,3 +1,5 @@
+import { parseRetryAfter } from './retry-after.js';
+
 /**
  * The error hierarchy every layer throws. One middleware turns any of these into the OpenAI
  * error body `{"error":{"message","type","param","code"}}`; anything else becomes a 500
@@ -44,6 +46,11 @@ export class AppError extends Error {
   /** Whether a retry of the same call may succeed (408, 409, 429, 5xx), as vercel/ai decides. */
   get isRetryable(): boolean {
     return isRetryableStatus(this.status);
+  }
+
+  /** How long the failure asked to wait before a retry (its `Retry-After` header), in ms. */
+  get retryAfterMs(): number | undefined {
+    return parseRetryAfter(this.headers['Retry-After']);
   }
 }
 

@@ -56,18 +56,27 @@ export class ModelRegistry {
   }
 }
 
+export interface GatewayOptions {
+  /**
+   * false: each provider makes one attempt per call and the caller owns retries — the worker,
+   * whose job attempts are the one retry loop around a hook message. @defaultValue true
+   */
+  retries?: boolean;
+}
+
 /** Every configured provider plus the built-in `local` (which a configured `local` replaces). */
-export function createRegistry(settings: Settings): ModelRegistry {
+export function createRegistry(settings: Settings, options: GatewayOptions = {}): ModelRegistry {
   const providers: Provider[] = [];
   if (!settings.config.providers.local) providers.push(new LocalProvider());
-  for (const [name, config] of Object.entries(settings.config.providers)) {
+  for (const [name, configured] of Object.entries(settings.config.providers)) {
+    const config = options.retries === false ? { ...configured, maxRetries: 0 } : configured;
     providers.push(config.type === 'anthropic' ? new AnthropicProvider(name, config) : new OpenAIProvider(name, config));
   }
   return new ModelRegistry(providers, settings.defaultModel);
 }
 
 /** The registry and the gateway over it, with the configured fallbacks; loads the tokenizer now, not on the first request. */
-export function createGateway(settings: Settings): Gateway {
+export function createGateway(settings: Settings, options: GatewayOptions = {}): Gateway {
   warmTokenizer();
-  return new Gateway(createRegistry(settings), settings.config.fallbacks);
+  return new Gateway(createRegistry(settings, options), settings.config.fallbacks);
 }

@@ -1,3 +1,4 @@
+import { BodyTooLargeError, classifyTransportFailure, createPool as createHttpPool, isAbort, readBody } from '@switchboard/http';
 import {
   AppError,
   errorBodySchema,
@@ -7,7 +8,7 @@ import {
   upstreamError,
   upstreamTimeout,
 } from '@switchboard/protocol';
-import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { type Agent, type Dispatcher, request } from 'undici';
 import { retryDelayMs, sleep } from './retry.js';
 
 /**
@@ -25,7 +26,7 @@ export interface UpstreamTarget {
 }
 
 export function createPool(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256, pipelining: 1 });
+  return createHttpPool({ connections: 256 });
 }
 
 export interface PostJsonOptions {
@@ -80,51 +81,40 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 
 /** Reads a body as text, at most `limit` bytes (error bodies must not exhaust memory). */
 export async function readText(body: AsyncIterable<Uint8Array>, limit = 32 * 1024 * 1024): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) throw upstreamError('The upstream response is too large.', 'upstream_invalid_response');
-    parts.push(Buffer.from(chunk));
+  try {
+    return await readBody(body, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw upstreamError('The upstream response is too large.', 'upstream_invalid_response');
+    throw err;
   }
-  return Buffer.concat(parts).toString('utf8');
 }
 
 /** Turns a failure while sending or reading into a 502/504 (or passes an abort through). */
 export function transportError(target: UpstreamTarget, err: unknown): unknown {
   if (err instanceof AppError) return err;
-  if (isAbort(err)) return err;
-  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-    return upstreamTimeout(`Upstream '${target.name}' did not answer within ${target.timeoutMs} ms.`, err);
+  const failure = classifyTransportFailure(err);
+  switch (failure.kind) {
+    case 'aborted':
+      return err;
+    case 'timeout':
+      return upstreamTimeout(`Upstream '${target.name}' did not answer within ${target.timeoutMs} ms.`, err);
+    case 'connect-timeout':
+      return upstreamTimeout(`Upstream '${target.name}' could not be reached in time.`, err);
+    case 'unreachable':
+      return upstreamError(`Upstream '${target.name}' could not be reached (${failure.code}).`, 'upstream_unreachable', err);
   }
-  if (err instanceof undiciErrors.ConnectTimeoutError) {
-    return upstreamTimeout(`Upstream '${target.name}' could not be reached in time.`, err);
-  }
-  return upstreamError(`Upstream '${target.name}' could not be reached (${errorCode(err)}).`, 'upstream_unreachable', err);
 }
 
 /** A failure while reading a stream that had begun: the stream is broken, not unreachable. */
 export function streamError(target: UpstreamTarget, err: unknown): unknown {
-  if (isAbort(err)) return err;
   if (err instanceof AppError) return scrubbed(err, target.secrets);
-  if (err instanceof undiciErrors.BodyTimeoutError) return transportError(target, err);
-  return upstreamError(`Upstream '${target.name}' broke off the stream (${errorCode(err)}).`, 'upstream_stream_broken', err);
+  const failure = classifyTransportFailure(err);
+  if (failure.kind === 'aborted') return err;
+  if (failure.kind === 'timeout') return transportError(target, err);
+  return upstreamError(`Upstream '${target.name}' broke off the stream (${failure.code}).`, 'upstream_stream_broken', err);
 }
 
-export function isAbort(err: unknown): boolean {
-  return (
-    err instanceof Error &&
-    (err.name === 'AbortError' ||
-      (err as { code?: string }).code === 'UND_ERR_ABORTED' ||
-      err instanceof undiciErrors.RequestAbortedError)
-  );
-}
-
-function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const code = e?.code ?? e?.cause?.code;
-  return typeof code === 'string' ? code : 'network error';
-}
+export { isAbort };
 
 /** Maps an upstream's non-2xx answer to what our client sees, in one place. */
 export function statusError(target: UpstreamTarget, status: number, text: string, retryAfter?: string): AppError {
@@ -148,7 +138,10 @@ export function statusError(target: UpstreamTarget, status: number, text: string
     });
   }
   if (status === 408 || status === 504) return upstreamTimeout(`${who} timed out (status ${status}).`);
-  return upstreamError(`${who} failed with status ${status}${upstreamMessage ? `: ${upstreamMessage}` : '.'}`);
+  const failed = upstreamError(`${who} failed with status ${status}${upstreamMessage ? `: ${upstreamMessage}` : '.'}`);
+  // A 503 that says when to come back: the client (and the worker's back-off) should wait that long.
+  if (status === 503 && retryAfter) failed.headers['Retry-After'] = retryAfter;
+  return failed;
 }
 
 function extractMessage(text: string): string {

@@ -1,6 +1,5 @@
 export * from './active-sessions.js';
 export * from './channel-stats.js';
-export * from './conversation-memory.js';
 export * from './keys.js';
 export * from './rate-limiter.js';
 export * from './redis.js';

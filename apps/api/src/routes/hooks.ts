@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
 import { AppError } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
-import { findHook } from '../hook-registry.js';
 import { requireJsonContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
-import { acceptMessage } from '../services/hook-service.js';
+import { acceptMessage, findHook } from '../services/hook-service.js';
 import { readJob } from '../services/job-service.js';
 
 /** Inbound webhooks: every hook type behind one route; the adapter decides what the body means. */
@@ -12,10 +11,10 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
   const hookLimit = deps.settings.config.limits.hookMaxBodyBytes;
 
   router.post('/hooks/:name', async (ctx) => {
-    const hook = findHook(deps.hooks, ctx.params.name);
+    const hook = findHook(deps, ctx.params.name);
     requireJsonContentType(ctx);
     const rawBody = await readRawBody(ctx.req, hookLimit);
-    const inbound = hook.adapter.receive({ headers: ctx.headers, rawBody, now: Date.now() });
+    const inbound = hook.receive({ headers: ctx.headers, rawBody, now: Date.now() });
     const answer =
       inbound.kind === 'answer' ? inbound.answer : inbound.ack(await acceptMessage(deps, hook.name, inbound.message));
     ctx.status = answer.status;
@@ -23,15 +22,15 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.get('/hooks/:name/jobs/:id', async (ctx) => {
-    const hook = findHook(deps.hooks, ctx.params.name);
-    if (!hook.authorize) {
+    const hook = findHook(deps, ctx.params.name);
+    if (!hook.authorizeJobRead) {
       throw new AppError('Job look-ups are only offered on generic hooks.', {
         status: 404,
         type: 'invalid_request_error',
         code: 'not_found',
       });
     }
-    hook.authorize(ctx.headers);
+    hook.authorizeJobRead(ctx.headers);
     ctx.body = await readJob(deps, hook.name, ctx.params.id ?? '');
   });
 }

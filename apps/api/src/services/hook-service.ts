@@ -1,7 +1,15 @@
-import type { InboundMessage } from '@switchboard/channels';
-import { serviceUnavailable } from '@switchboard/protocol';
-import { enqueueInbound } from '@switchboard/queue';
+import type { Hook } from '@switchboard/channels';
+import type { HookConfig } from '@switchboard/config';
+import { type Accepted, acceptMessage as queueMessage } from '@switchboard/hub';
+import { conversationKey, type InboundMessage, notFound, serviceUnavailable } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
+
+/** The hook named in the path, or a 404 in the JSON error shape. */
+export function findHook(deps: AppDeps, name: string | undefined): Hook<HookConfig> {
+  const hook = deps.hooks.get(name ?? '');
+  if (!hook) throw notFound(`There is no hook named '${name}'.`, 'hook_not_found');
+  return hook;
+}
 
 /**
  * Accepts one verified inbound message: queued durably first (the platform is answered only
@@ -9,20 +17,19 @@ import type { AppDeps } from '../deps.js';
  * platform retries instead of believing a message was taken.
  */
 export async function acceptMessage(deps: AppDeps, hook: string, message: InboundMessage): Promise<string> {
-  const queue = await deps.readyQueue();
-  const { worker } = deps.settings.config;
-  let queued: { jobId: string; duplicate: boolean };
+  const hub = await deps.readyHub();
+  let queued: Accepted;
   try {
-    queued = await enqueueInbound(queue, deps.redis, deps.keys, hook, message, {
-      attempts: worker.attempts,
-      backoffMs: worker.backoffMs,
-    });
+    queued = await queueMessage(hub, hook, message);
   } catch (err) {
     deps.logger.warn('enqueue failed', { hook, error: (err as Error).message });
     throw serviceUnavailable('The message could not be queued; try again shortly.', 'queue_unavailable');
   }
   if (!queued.duplicate) {
-    const counted = [deps.channelStats.recordInbound(hook), deps.sessions.touch(`hook:${hook}:${message.conversation}`)];
+    const counted = [
+      deps.channelStats.recordInbound(hook),
+      deps.sessions.touch(`hook:${conversationKey(hook, message.conversation)}`),
+    ];
     await Promise.allSettled(counted);
   }
   deps.logger.info('hook message queued', { hook, job_id: queued.jobId, duplicate: queued.duplicate });

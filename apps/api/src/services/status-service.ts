@@ -1,4 +1,4 @@
-import { INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/queue';
+import { INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/hub';
 import { type ChannelStatus, type WorkerInfo, withTimeout } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 
@@ -33,7 +33,7 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
       Promise.all([
         deps.channelStats.read(hooks),
         deps.sessions.count(),
-        deps.readyQueue().then(queueCounts),
+        deps.readyHub().then((hub) => queueCounts(hub.queue)),
         deps.workers.list(),
       ]),
       2_000,

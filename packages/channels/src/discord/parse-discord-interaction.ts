@@ -1,6 +1,6 @@
 import { invalidRequest } from '@switchboard/protocol';
 import { z } from 'zod';
-import type { Inbound } from '../channel.js';
+import type { Inbound } from '../definition.js';
 import { parseWith } from '../inbound.js';
 
 /** Interaction and callback types from Discord's documentation. */

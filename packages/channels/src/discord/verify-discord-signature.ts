@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { unauthorized } from '@switchboard/protocol';
-import type { InboundRequest } from '../channel.js';
+import type { InboundRequest } from '../definition.js';
 import { headerValue } from '../inbound.js';
 
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows it. */

@@ -1,6 +1,6 @@
 import { invalidRequest } from '@switchboard/protocol';
 import { z } from 'zod';
-import type { Inbound, InboundRequest } from '../channel.js';
+import type { Inbound, InboundRequest } from '../definition.js';
 import { headerValue, parseJsonBody, parseWith } from '../inbound.js';
 
 /** Our own wire format, so unknown fields are ignored rather than rejected: callers may add metadata. */

@@ -1,6 +1,6 @@
 import { jsonRequest } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
-import type { InboundRequest } from '../channel.js';
+import type { InboundRequest } from '../definition.js';
 import { appErrorFrom } from '../test-support/errors.js';
 import { verifyGenericToken } from './verify-generic-token.js';
 

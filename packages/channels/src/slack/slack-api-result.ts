@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DeliveryError } from '../channel.js';
+import { DeliveryError } from '../delivery-error.js';
 import { redact } from '../http.js';
 
 /**

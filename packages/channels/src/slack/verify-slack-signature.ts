@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { unauthorized } from '@switchboard/protocol';
-import type { InboundRequest } from '../channel.js';
+import type { InboundRequest } from '../definition.js';
 import { headerValue } from '../inbound.js';
 import { safeEqual } from '../safe-equal.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Inbound } from '../channel.js';
+import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
 
 /**

@@ -1,6 +1,6 @@
 import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
-import { DeliveryError } from '../channel.js';
+import { DeliveryError } from '../delivery-error.js';
 import type { JsonReply } from '../http.js';
 import { redact, secondsToMs, statusFailure } from '../http.js';
 

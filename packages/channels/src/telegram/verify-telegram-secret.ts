@@ -1,5 +1,5 @@
 import { unauthorized } from '@switchboard/protocol';
-import type { InboundRequest } from '../channel.js';
+import type { InboundRequest } from '../definition.js';
 import { headerValue } from '../inbound.js';
 import { safeEqual } from '../safe-equal.js';
 

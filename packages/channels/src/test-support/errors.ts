@@ -1,5 +1,5 @@
 import { AppError } from '@switchboard/protocol';
-import { DeliveryError } from '../channel.js';
+import { DeliveryError } from '../delivery-error.js';
 
 /** The AppError `run` throws; fails the test when it throws nothing or something else. */
 export function appErrorFrom(run: () => unknown): AppError {

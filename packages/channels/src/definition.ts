@@ -1,0 +1,98 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { InboundMessage } from '@switchboard/protocol';
+import type { z } from 'zod';
+import type { DeliveryClient } from './http.js';
+
+/**
+ * A channel is one definition: its hooks' config schema, which of those values are secrets, the
+ * platform's limits, and three functions — receive (verify and parse a request), deliver (send
+ * one piece of a reply) and, optionally, authorize reads of a caller's jobs. The registry lists
+ * the definitions; config, API and worker read every channel through it, so adding a channel is
+ * one folder and one registry line. Compare the Vercel Chat SDK's `Adapter`, kept smaller.
+ */
+export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Type extends string = string> {
+  /** The hook `type` that selects this channel. */
+  readonly type: Type;
+  /**
+   * The keys of this channel's hooks besides `type` (credentials, API URL…). The config package
+   * adds `type` and the keys every hook has (model, system, rateLimit). Strict: a misspelt key
+   * stops start-up.
+   */
+  readonly config: Schema;
+  readonly limits: ChannelLimits;
+  /** The config values that are secrets, kept out of logs and error bodies. */
+  secrets(config: z.output<Schema>): string[];
+  /**
+   * Verifies and parses one request. Throws an `AppError`: 401 (`invalid_signature` /
+   * `invalid_token`) for bad credentials, 400 for a malformed body.
+   */
+  receive(request: InboundRequest, config: z.output<Schema>): Inbound;
+  /**
+   * Sends piece `part.index` of a reply. Throws `DeliveryError`: retryable for network errors,
+   * 5xx and 429 (with the platform's Retry-After); final for other 4xx (with
+   * `credentialsRefused` for 401/403 or the platform's invalid-auth answers).
+   */
+  deliver(part: OutboundPart, context: DeliveryContext<z.output<Schema>>): Promise<void>;
+  /**
+   * When present, callers may read their jobs at `GET /hooks/:name/jobs/:id` with the hook's
+   * credentials; this throws a 401 unless the headers hold them.
+   */
+  authorizeJobRead?(headers: IncomingHttpHeaders, config: z.output<Schema>): void;
+}
+
+export interface ChannelLimits {
+  /** The longest text one message may hold; a longer reply continues in further messages. `Infinity`: whole. */
+  textLength: number;
+}
+
+/** What the API hands a channel: the raw bytes (signatures are over them) and the headers. */
+export interface InboundRequest {
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer;
+  /** Unix milliseconds, for timestamp checks. */
+  now: number;
+}
+
+/** How the API must answer the platform right now. */
+export type Inbound =
+  /** Queue `message`, then answer with `ack(jobId)`. */
+  | { kind: 'message'; message: InboundMessage; ack: (jobId: string) => HttpAnswer }
+  /** Answer at once, queue nothing (url_verification, PING, ignored bot messages…). */
+  | { kind: 'answer'; answer: HttpAnswer };
+
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** One piece of a reply, and the message it answers. */
+export interface OutboundPart {
+  message: InboundMessage;
+  text: string;
+  /** 0 for the first piece. */
+  index: number;
+  meta: DeliveryMeta;
+}
+
+export interface DeliveryMeta {
+  jobId: string;
+  hook: string;
+  model: string;
+  /** Unix seconds when the reply was generated. */
+  created: number;
+}
+
+export interface DeliveryContext<Config> {
+  /** The hook's name, for error messages (never a secret). */
+  hook: string;
+  config: Config;
+  /** The hook's own keep-alive pool. */
+  http: DeliveryClient;
+}
+
+/** Identity at run time, types at compile time: a definition's functions see its own config type. */
+export function defineChannel<Schema extends z.ZodObject, const Type extends string>(
+  definition: ChannelDefinition<Schema, Type>,
+): ChannelDefinition<Schema, Type> {
+  return definition;
+}

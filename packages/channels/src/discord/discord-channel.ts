@@ -1,0 +1,76 @@
+import type { KeyObject } from 'node:crypto';
+import { joinUrl } from '@switchboard/http';
+import { parseRetryAfter } from '@switchboard/protocol';
+import { z } from 'zod';
+import { defineChannel } from '../definition.js';
+import { DeliveryError } from '../delivery-error.js';
+import { redact, secondsToMs, statusFailure } from '../http.js';
+import { parseJsonBody } from '../inbound.js';
+import { parseDiscordInteraction } from './parse-discord-interaction.js';
+import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
+
+/** Discord's limit on message `content`. */
+export const DISCORD_TEXT_LIMIT = 2000;
+
+/** What `parseDiscordInteraction` stored in `replyTo`; checked again because it comes back from the job store. */
+const discordReplyToSchema = z.object({ token: z.string().min(1) });
+
+/** Discord's error body; a 429 adds `retry_after` in (fractional) seconds and `global`. */
+const discordErrorSchema = z.looseObject({
+  message: z.string().optional(),
+  code: z.number().optional(),
+  retry_after: z.number().optional(),
+  global: z.boolean().optional(),
+});
+
+/** The verification key of each public key, built once rather than per request. */
+const keys = new Map<string, KeyObject>();
+function publicKey(hex: string): KeyObject {
+  const known = keys.get(hex);
+  if (known) return known;
+  const key = createDiscordPublicKey(hex);
+  keys.set(hex, key);
+  return key;
+}
+
+/** Discord slash commands via the interactions endpoint: signed interactions in, webhook edits and follow-ups out. */
+export const discord = defineChannel({
+  type: 'discord',
+  config: z.strictObject({
+    /** The application's Ed25519 public key, hex. */
+    publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters'),
+    applicationId: z.string().min(1),
+    apiUrl: z.url().default('https://discord.com/api/v10'),
+  }),
+  limits: { textLength: DISCORD_TEXT_LIMIT },
+  // A public key is not a secret; the interaction tokens are, and never leave the job.
+  secrets: () => [],
+
+  receive(request, config) {
+    verifyDiscordSignature(request, publicKey(config.publicKey));
+    return parseDiscordInteraction(parseJsonBody(request.rawBody));
+  },
+
+  /** Part 0 replaces the deferred "thinking…" response; later parts are follow-up messages. */
+  async deliver({ message, text, index }, { hook, config, http }) {
+    const label = `Hook '${hook}': Discord ${index === 0 ? 'edit of the original response' : 'follow-up message'}`;
+    const target = discordReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) throw new DeliveryError(`${label}: the job holds no interaction token`, false);
+    const { token } = target.data;
+    const webhook = `webhooks/${encodeURIComponent(config.applicationId)}/${encodeURIComponent(token)}`;
+    const reply = await http.send({
+      label,
+      method: index === 0 ? 'PATCH' : 'POST',
+      url: joinUrl(config.apiUrl, index === 0 ? `${webhook}/messages/@original` : webhook),
+      // A model's reply must never ping @everyone or roles: mentions are rendered, not notified.
+      body: { content: text, allowed_mentions: { parse: [] } },
+    });
+    if (reply.status >= 200 && reply.status < 300) return;
+    const error = discordErrorSchema.safeParse(reply.json);
+    const body = error.success ? error.data : undefined;
+    const retryAfterMs = secondsToMs(body?.retry_after) ?? parseRetryAfter(reply.headers['retry-after']);
+    // The interaction token is a credential for fifteen minutes: it never goes into a message.
+    const detail = redact(body?.message ?? reply.text, [token]);
+    throw statusFailure(label, reply.status, detail, retryAfterMs);
+  },
+});

@@ -1,0 +1,54 @@
+import { joinUrl } from '@switchboard/http';
+import { parseRetryAfter } from '@switchboard/protocol';
+import { z } from 'zod';
+import { defineChannel } from '../definition.js';
+import { DeliveryError } from '../delivery-error.js';
+import { redact, statusFailure } from '../http.js';
+import { parseJsonBody } from '../inbound.js';
+import { parseSlackEvent } from './parse-slack-event.js';
+import { checkSlackResult, slackErrorCode } from './slack-api-result.js';
+import { verifySlackSignature } from './verify-slack-signature.js';
+
+/** Slack truncates `text` beyond 40,000 characters, so longer replies go out as several messages. */
+export const SLACK_TEXT_LIMIT = 40_000;
+
+/** What `parseSlackEvent` stored in `replyTo`; checked again because it comes back from the job store. */
+const slackReplyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1) });
+
+/** Slack through the Events API: signed requests in, `chat.postMessage` in the message's thread out. */
+export const slack = defineChannel({
+  type: 'slack',
+  config: z.strictObject({
+    signingSecret: z.string().min(8),
+    botToken: z.string().min(8),
+    /** The bot's own user id, to ignore its messages (bot_id covers most cases). */
+    botUserId: z.string().optional(),
+    apiUrl: z.url().default('https://slack.com/api'),
+  }),
+  limits: { textLength: SLACK_TEXT_LIMIT },
+  secrets: (config) => [config.signingSecret, config.botToken],
+
+  receive(request, config) {
+    verifySlackSignature(request, config.signingSecret);
+    return parseSlackEvent(parseJsonBody(request.rawBody), { botUserId: config.botUserId });
+  },
+
+  async deliver({ message, text }, { hook, config, http }) {
+    const label = `Hook '${hook}': Slack chat.postMessage`;
+    const target = slackReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) throw new DeliveryError(`${label}: the job holds no Slack channel and thread`, false);
+    const reply = await http.send({
+      label,
+      method: 'POST',
+      url: joinUrl(config.apiUrl, 'chat.postMessage'),
+      headers: { authorization: `Bearer ${config.botToken}`, 'content-type': 'application/json; charset=utf-8' },
+      body: { channel: target.data.channel, text, thread_ts: target.data.thread_ts },
+    });
+    const secrets = [config.botToken, config.signingSecret];
+    const retryAfterMs = parseRetryAfter(reply.headers['retry-after']);
+    if (reply.status < 200 || reply.status >= 300) {
+      throw statusFailure(label, reply.status, redact(slackErrorCode(reply.json) ?? reply.text, secrets), retryAfterMs);
+    }
+    checkSlackResult(label, reply.json, secrets, retryAfterMs);
+  },
+});

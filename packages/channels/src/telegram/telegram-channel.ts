@@ -1,0 +1,51 @@
+import { joinUrl } from '@switchboard/http';
+import { z } from 'zod';
+import { defineChannel } from '../definition.js';
+import { DeliveryError } from '../delivery-error.js';
+import { parseJsonBody } from '../inbound.js';
+import { parseTelegramUpdate } from './parse-telegram-update.js';
+import { checkTelegramReply } from './telegram-api-result.js';
+import { verifyTelegramSecret } from './verify-telegram-secret.js';
+
+/** The Bot API's limit on `sendMessage` text. */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+
+/** What `parseTelegramUpdate` stored in `replyTo`; checked again because it comes back from the job store. */
+const telegramReplyToSchema = z.object({ chat_id: z.int(), message_id: z.int() });
+
+/** A Telegram bot through its webhook: secret-token-checked updates in, `sendMessage` replies out. */
+export const telegram = defineChannel({
+  type: 'telegram',
+  config: z.strictObject({
+    botToken: z.string().min(8),
+    /** The secret_token given to setWebhook, checked on every update. */
+    secretToken: z.string().min(1),
+    apiUrl: z.url().default('https://api.telegram.org'),
+  }),
+  limits: { textLength: TELEGRAM_TEXT_LIMIT },
+  secrets: (config) => [config.botToken, config.secretToken],
+
+  receive(request, config) {
+    verifyTelegramSecret(request, config.secretToken);
+    return parseTelegramUpdate(parseJsonBody(request.rawBody));
+  },
+
+  /** Sends a part; only the first is marked as a reply, the rest follow it in the chat. */
+  async deliver({ message, text, index }, { hook, config, http }) {
+    const label = `Hook '${hook}': Telegram sendMessage`;
+    const target = telegramReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) throw new DeliveryError(`${label}: the job holds no Telegram chat and message`, false);
+    const { chat_id, message_id } = target.data;
+    const reply = await http.send({
+      label,
+      method: 'POST',
+      url: joinUrl(config.apiUrl, `bot${config.botToken}/sendMessage`),
+      body:
+        index === 0
+          ? // Still answer if the user deleted their message meanwhile.
+            { chat_id, text, reply_parameters: { message_id, allow_sending_without_reply: true } }
+          : { chat_id, text },
+    });
+    checkTelegramReply(label, reply, config.botToken);
+  },
+});

@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPool } from './pool.js';
+import { BodyTooLargeError, parseJsonOrUndefined, readBody } from './read-body.js';
+import { classifyTransportFailure } from './transport-failure.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+/** A local server; `handler` decides how it answers. */
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+describe('readBody', () => {
+  it('reads a body whole when it is within the limit', async () => {
+    const url = await serve((_req, res) => res.end('{"ok":true}'));
+    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
+    expect(parseJsonOrUndefined(await readBody(response.body, 1024))).toEqual({ ok: true });
+  });
+
+  it('refuses a body past the limit, or cuts it short when asked to', async () => {
+    const url = await serve((_req, res) => res.end('x'.repeat(5000)));
+    const pool = createPool({ connections: 2 });
+    await expect(readBody((await request(url, { dispatcher: pool })).body, 1000)).rejects.toBeInstanceOf(BodyTooLargeError);
+    const cut = await readBody((await request(url, { dispatcher: pool })).body, 1000, { truncate: true });
+    expect(cut.length).toBeLessThanOrEqual(1000);
+  });
+});
+
+describe('classifyTransportFailure', () => {
+  it('calls a refused connection unreachable and names the code', async () => {
+    const url = await serve((_req, res) => res.end());
+    const closed = url;
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    const err = await request(closed, { dispatcher: createPool({ connections: 1 }) }).catch((e: unknown) => e);
+    expect(classifyTransportFailure(err)).toEqual({ kind: 'unreachable', code: 'ECONNREFUSED' });
+  });
+
+  it('calls missing response headers a time-out', async () => {
+    const url = await serve(() => {}); // never answers
+    const err = await request(url, { dispatcher: createPool({ connections: 1 }), headersTimeout: 50 }).catch((e: unknown) => e);
+    expect(classifyTransportFailure(err).kind).toBe('timeout');
+  });
+
+  it('calls a request cancelled by its signal aborted', async () => {
+    const url = await serve(() => {});
+    const controller = new AbortController();
+    const pending = request(url, { dispatcher: createPool({ connections: 1 }), signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    setTimeout(() => controller.abort(), 20);
+    expect(classifyTransportFailure(await pending).kind).toBe('aborted');
+  });
+});

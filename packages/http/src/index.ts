@@ -1,0 +1,4 @@
+export * from './pool.js';
+export * from './read-body.js';
+export * from './transport-failure.js';
+export * from './url.js';

@@ -1,0 +1,38 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { conversationKey, HOOK_MESSAGE_VERSION, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
+import type { Hub } from './hub.js';
+import { retryJobOptions } from './retry-policy.js';
+
+export interface Accepted {
+  jobId: string;
+  /** True when the platform sent this message before: nothing new was queued. */
+  duplicate: boolean;
+}
+
+/**
+ * Queues a verified inbound message durably; resolves only once BullMQ has written the job, so a
+ * platform is told "accepted" only for what Redis holds. A message repeated by the platform (same
+ * dedupe key) resolves to the first one's job id and queues nothing — unless that job never made
+ * it into the queue, when it is queued now.
+ */
+export async function acceptMessage(hub: Hub, hook: string, message: InboundMessage, now = Date.now()): Promise<Accepted> {
+  const jobId = message.dedupeKey
+    ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}`
+    : randomUUID();
+  const conversation = conversationKey(hook, message.conversation);
+  const { outcome, waits } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
+  if (outcome === 'duplicate') return { jobId, duplicate: true };
+
+  const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits };
+  const retention = hub.retentionSeconds;
+  await hub.queue.add('message', data, {
+    jobId,
+    ...retryJobOptions(hub.options),
+    ...(waits ? { delay: hub.order.parkDelayMs(0) } : {}),
+    removeOnComplete: { age: retention },
+    removeOnFail: { age: retention * 7 },
+  });
+  // Parked behind a message that may have finished while this one was being added.
+  if (waits) await hub.order.wakeIfFirst(conversation, jobId);
+  return { jobId, duplicate: false };
+}

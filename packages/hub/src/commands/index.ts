@@ -1,0 +1,34 @@
+import type { Redis } from 'ioredis';
+import { exchangeRecord } from './exchange-record.js';
+import { orderAcquire } from './order-acquire.js';
+import { orderEnqueue } from './order-enqueue.js';
+import { orderRelease } from './order-release.js';
+
+/**
+ * The pipeline's Lua scripts, each a named command (as BullMQ keeps its own): defined once per
+ * client, sent as EVALSHA (ioredis falls back to EVAL after a script flush). Each script's header
+ * lists its KEYS and ARGV; all its keys share one hash slot (see keys.ts).
+ */
+const COMMANDS = [orderEnqueue, orderAcquire, orderRelease, exchangeRecord];
+
+type Arg = string | number;
+
+/** The commands as a client offers them once defined: KEYS first, then ARGV. */
+export interface HubCommands {
+  sbOrderEnqueue(line: string, dedupe: string, job: string, ...args: Arg[]): Promise<[number, number]>;
+  sbOrderAcquire(line: string, ...args: Arg[]): Promise<[number, string]>;
+  sbOrderRelease(line: string, job: string, ...args: Arg[]): Promise<string | null>;
+  sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;
+}
+
+export type HubRedis = Redis & HubCommands;
+
+/** Defines the commands on `redis` (once; later calls find them there) and returns it typed with them. */
+export function withHubCommands(redis: Redis): HubRedis {
+  for (const command of COMMANDS) {
+    if (typeof (redis as unknown as Record<string, unknown>)[command.name] !== 'function') {
+      redis.defineCommand(command.name, { numberOfKeys: command.numberOfKeys, lua: command.lua });
+    }
+  }
+  return redis as HubRedis;
+}

@@ -1,0 +1,113 @@
+import type { Queue } from 'bullmq';
+import { z } from 'zod';
+import type { HubRedis } from './commands/index.js';
+import { type HubKeys, JOB_FIELDS } from './keys.js';
+
+/**
+ * One message's exchange with the model, and the conversation memory it feeds. The reply is
+ * recorded on the job's hash together with the memory append, in one script, before delivery
+ * starts: a job that runs again (a retry, a worker that died) delivers the recorded reply
+ * instead of asking the model again, and the memory holds each exchange exactly once. Delivery
+ * progress (pieces the platform has) is recorded there too, so a retry never sends a piece twice.
+ */
+export const memoryMessageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string() });
+export type MemoryMessage = z.infer<typeof memoryMessageSchema>;
+
+export const replySchema = z.object({ text: z.string(), model: z.string(), created: z.number() });
+export type Reply = z.infer<typeof replySchema>;
+
+/** What earlier runs of a job got done. */
+export interface ExchangeState {
+  reply: Reply | null;
+  /** Pieces of the reply the platform already has. */
+  delivered: number;
+  /** The job left its conversation's line for good in an earlier run. */
+  done: boolean;
+}
+
+export const FRESH_EXCHANGE: ExchangeState = { reply: null, delivered: 0, done: false };
+
+export interface MemoryOptions {
+  /** Messages kept per conversation. */
+  maxMessages: number;
+  /** Memory lifetime after its last exchange, seconds. */
+  ttlSeconds: number;
+}
+
+export class Exchange {
+  constructor(
+    private readonly redis: HubRedis,
+    private readonly keys: HubKeys,
+    private readonly queue: Queue,
+    private readonly memory: MemoryOptions,
+  ) {}
+
+  /** The conversation's remembered messages, oldest first; unreadable entries are skipped. */
+  async history(conversation: string): Promise<MemoryMessage[]> {
+    const items = await this.redis.lrange(this.keys.memory(conversation), -this.memory.maxMessages, -1);
+    return items.flatMap((item) => {
+      const parsed = memoryMessageSchema.safeParse(parseJson(item));
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  /** What earlier runs of the job did (only a job that ran before can have done anything). */
+  async state(jobId: string): Promise<ExchangeState> {
+    const [reply, delivered, done] = await this.redis.hmget(
+      this.queue.toKey(jobId),
+      JOB_FIELDS.reply,
+      JOB_FIELDS.delivered,
+      JOB_FIELDS.done,
+    );
+    return { reply: readReply(reply), delivered: Number(delivered ?? 0) || 0, done: done === '1' };
+  }
+
+  /**
+   * Records `reply` unless one was recorded before, appending the exchange to memory in the same
+   * step; returns the reply to deliver, which is the first one recorded.
+   *
+   * @param options.remember - false for a job of an older release that already stored its exchange.
+   */
+  async record(jobId: string, conversation: string, prompt: string, reply: Reply, options = { remember: true }): Promise<Reply> {
+    const recorded = await this.redis.sbExchangeRecord(
+      this.queue.toKey(jobId),
+      this.keys.memory(conversation),
+      JSON.stringify(reply),
+      JSON.stringify({ role: 'user', content: prompt } satisfies MemoryMessage),
+      JSON.stringify({ role: 'assistant', content: reply.text } satisfies MemoryMessage),
+      this.memory.maxMessages,
+      this.memory.ttlSeconds,
+      options.remember ? '1' : '0',
+    );
+    return readReply(recorded) ?? reply;
+  }
+
+  /** Records that the platform has the first `count` pieces. */
+  async delivered(jobId: string, count: number): Promise<void> {
+    await this.redis.hset(this.queue.toKey(jobId), JOB_FIELDS.delivered, count);
+  }
+
+  /** Forgets the conversation (the `reset` action). */
+  async forget(conversation: string): Promise<void> {
+    await this.redis.del(this.keys.memory(conversation));
+  }
+}
+
+/** The fields a job's release records: it is done, with this many pieces delivered. */
+export function finalFields(delivered: number): Record<string, number> {
+  return { [JOB_FIELDS.done]: 1, [JOB_FIELDS.delivered]: delivered };
+}
+
+export function readReply(json: string | null | undefined): Reply | null {
+  if (!json) return null;
+  const parsed = replySchema.safeParse(parseJson(json));
+  return parsed.success ? parsed.data : null;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Settings } from '@switchboard/config';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { type HubRedis, withHubCommands } from './commands/index.js';
+import { Exchange, type MemoryOptions } from './exchange.js';
+import { type HubKeys, hubKeys } from './keys.js';
+import { ConversationOrder } from './ordering.js';
+import { createInboundQueue } from './queues.js';
+import type { RetryPolicy } from './retry-policy.js';
+
+export interface HubOptions extends RetryPolicy {
+  /** Every key lives under this prefix. */
+  prefix: string;
+  /** Redis Cluster: keys carry the `{prefix}` hash tag. @defaultValue false */
+  cluster?: boolean;
+  /** Seconds a finished job, a dedupe key and an idle line are kept. @defaultValue 86400 */
+  retentionSeconds?: number;
+  memory: MemoryOptions;
+  /** A parked message's first timer (see ordering.ts). */
+  orderRecheckMs: number;
+}
+
+/** The pipeline over one Redis: its keys, queue, ordering and exchange, built once per process. */
+export class Hub {
+  readonly keys: HubKeys;
+  readonly redis: HubRedis;
+  readonly queue: Queue;
+  readonly order: ConversationOrder;
+  readonly exchange: Exchange;
+  readonly retentionSeconds: number;
+
+  constructor(
+    redis: Redis,
+    readonly options: HubOptions,
+  ) {
+    this.keys = hubKeys(options.prefix, { cluster: options.cluster ?? false });
+    this.redis = withHubCommands(redis);
+    this.retentionSeconds = options.retentionSeconds ?? 86_400;
+    this.queue = createInboundQueue(redis, this.keys);
+    this.order = new ConversationOrder(this.redis, this.keys, this.queue, {
+      retentionSeconds: this.retentionSeconds,
+      recheckMs: options.orderRecheckMs,
+    });
+    this.exchange = new Exchange(this.redis, this.keys, this.queue, options.memory);
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close().catch(() => {});
+  }
+}
+
+/** The pipeline as configured: the API and the worker build it the same way. */
+export function createHub(redis: Redis, settings: Settings): Hub {
+  const { worker, sessions } = settings.config;
+  return new Hub(redis, {
+    prefix: settings.redisPrefix,
+    attempts: worker.attempts,
+    backoffMs: worker.backoffMs,
+    orderRecheckMs: worker.orderRecheckMs,
+    memory: { maxMessages: sessions.maxMessages, ttlSeconds: sessions.ttlSeconds },
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Every key of the hook pipeline, in one place. They all share one hash slot: BullMQ keeps a
+ * queue in one slot, and the pipeline's scripts touch the queue's job hashes together with the
+ * ordering and memory keys, so on Redis Cluster all of them carry the `{prefix}` hash tag. On a
+ * single Redis the tag is left out, which keeps the names earlier releases wrote: an upgrade finds
+ * its queued jobs and conversation memory where they were.
+ */
+export interface HubKeys {
+  /** BullMQ's `prefix` option for the hub's queues. */
+  readonly bullPrefix: string;
+  /** Claimed when a message with a platform dedupe key is first queued. */
+  dedupe(jobId: string): string;
+  /** The conversation's line: ids of its unfinished messages, oldest first. */
+  order(conversation: string): string;
+  /** The conversation's memory: JSON chat messages, oldest first. */
+  memory(conversation: string): string;
+}
+
+export function hubKeys(prefix: string, options: { cluster?: boolean } = {}): HubKeys {
+  const base = options.cluster ? `{${prefix}}` : prefix;
+  return {
+    bullPrefix: `${base}:bull`,
+    dedupe: (jobId) => `${base}:dedupe:${jobId}`,
+    order: (conversation) => `${base}:order:${conversation}`,
+    memory: (conversation) => `${base}:conversation:${conversation}`,
+  };
+}
+
+/**
+ * Fields the pipeline adds to a BullMQ job's own hash (`queue.toKey(jobId)`), so they live and
+ * are removed with the job, and one script can change them together with the conversation's
+ * keys. BullMQ reads only its own fields and leaves these alone.
+ */
+export const JOB_FIELDS = {
+  /** The reply, JSON `{text, model, created}`: set once, by the first attempt that got one. */
+  reply: 'sbReply',
+  /** How many pieces of the reply the platform has. */
+  delivered: 'sbDelivered',
+  /** Set when the job left its conversation's line for good (answered and delivered, or failed). */
+  done: 'sbDone',
+} as const;

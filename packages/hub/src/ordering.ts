@@ -1,0 +1,116 @@
+import { Job, type Queue } from 'bullmq';
+import type { HubRedis } from './commands/index.js';
+import type { HubKeys } from './keys.js';
+
+/**
+ * Per-conversation ordering: a conversation's messages are answered one at a time, in the order
+ * they were accepted; different conversations run side by side.
+ *
+ * - enqueue (API, on accept): atomically with the dedupe claim, the message joins the end of its
+ *   conversation's line, a Redis list of job ids. First in line, its job is queued to run now;
+ *   behind others, it is queued parked (a delayed job).
+ * - release (worker, once a message is done for good: delivered, or failed with no attempt left):
+ *   the message leaves the line, and the one now first is woken (its delayed job promoted).
+ * - acquire (worker, when a parked message comes up): it runs only if it is first in line, or no
+ *   longer in line at all; otherwise it parks again, each time for longer.
+ *
+ * Wake-ups move a conversation on; a parked job's timer (`recheckMs`, doubling up to 32×) only
+ * bounds a wake-up that was missed — a worker that died between release and wake-up does both
+ * again when its job runs again. A line entry whose job never reached the queue (the API died
+ * between enqueue and add) is dropped once a message behind it has waited `orphanAfterMs`.
+ * All keys share the queue's hash slot (keys.ts), so this runs on Redis Cluster too.
+ */
+export interface OrderingOptions {
+  /** Seconds an idle line and a dedupe key are kept. */
+  retentionSeconds: number;
+  /** A parked message's first timer; it doubles each time the message parks again. */
+  recheckMs: number;
+  /** How long a message waits behind a line entry whose job does not exist before dropping it. @defaultValue 30000 */
+  orphanAfterMs?: number;
+}
+
+export type EnqueueOutcome =
+  /** Lined up: queue its job. */
+  | 'queued'
+  /** A duplicate of a message already queued: queue nothing. */
+  | 'duplicate'
+  /** A duplicate whose job never reached the queue: queue it now. */
+  | 'requeue';
+
+const OUTCOMES: EnqueueOutcome[] = ['queued', 'duplicate', 'requeue'];
+const MAX_PARK_DOUBLINGS = 5;
+
+export class ConversationOrder {
+  readonly #orphanAfterMs: number;
+  readonly #jobKeyPrefix: string;
+
+  constructor(
+    private readonly redis: HubRedis,
+    private readonly keys: HubKeys,
+    private readonly queue: Queue,
+    private readonly options: OrderingOptions,
+  ) {
+    this.#orphanAfterMs = options.orphanAfterMs ?? 30_000;
+    this.#jobKeyPrefix = queue.toKey('');
+  }
+
+  /** Lines a message up; `dedupeKey` true when the job id was derived from the platform's dedupe key. */
+  async enqueue(conversation: string, jobId: string, dedupeKey: boolean): Promise<{ outcome: EnqueueOutcome; waits: boolean }> {
+    const [outcome, waits] = await this.redis.sbOrderEnqueue(
+      this.keys.order(conversation),
+      this.keys.dedupe(jobId),
+      this.queue.toKey(jobId),
+      jobId,
+      dedupeKey ? '1' : '0',
+      this.options.retentionSeconds,
+    );
+    return { outcome: OUTCOMES[outcome] ?? 'queued', waits: waits === 1 };
+  }
+
+  /** How long a parked message sleeps the `parks`-th time it parks (0 for the first). */
+  parkDelayMs(parks: number): number {
+    return this.options.recheckMs * 2 ** Math.min(Math.max(parks, 0), MAX_PARK_DOUBLINGS);
+  }
+
+  /**
+   * True when the message may run now; false while an unfinished message is ahead of it.
+   * @param waitedMs - How long ago the message was accepted.
+   */
+  async acquire(conversation: string, jobId: string, waitedMs: number): Promise<boolean> {
+    const orphanCheck = waitedMs >= this.#orphanAfterMs ? '1' : '0';
+    const [run] = await this.redis.sbOrderAcquire(this.keys.order(conversation), jobId, this.#jobKeyPrefix, orphanCheck);
+    return run === 1;
+  }
+
+  /**
+   * The message is done for good: it leaves its line, `fields` are set on its job hash in the
+   * same step, and the message now first is woken.
+   */
+  async release(conversation: string, jobId: string, fields: Record<string, string | number>): Promise<void> {
+    const next = await this.redis.sbOrderRelease(
+      this.keys.order(conversation),
+      this.queue.toKey(jobId),
+      jobId,
+      this.options.retentionSeconds,
+      ...Object.entries(fields).flat(),
+    );
+    if (next) await this.wake(next);
+  }
+
+  /**
+   * For a message just queued parked: if the one ahead of it finished meanwhile (its release
+   * found nothing to wake yet), it wakes itself.
+   */
+  async wakeIfFirst(conversation: string, jobId: string): Promise<void> {
+    if ((await this.redis.lindex(this.keys.order(conversation), 0)) === jobId) await this.wake(jobId);
+  }
+
+  /** Promotes a parked job; a job that is not parked (running, or already woken) is left alone. */
+  private async wake(jobId: string): Promise<void> {
+    try {
+      await new Job(this.queue, 'message', {}, {}, jobId).promote();
+    } catch (err) {
+      if (!/not in the delayed state|Missing key/i.test((err as Error).message)) throw err;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+/**
+ * The hook-message contract: what a channel makes of an inbound request, and what is queued for
+ * the worker. Defined here once, read by channels (which produce it), the API (which queues it)
+ * and the worker (which answers it). A change to the queued shape bumps `HOOK_MESSAGE_VERSION`
+ * and teaches `readQueuedMessage` to read the previous one, so jobs queued before an upgrade are
+ * still answered after it.
+ */
+
+/** One normalized inbound message, JSON-serializable (it is stored in the job). */
+export const inboundMessageSchema = z.object({
+  /** `chat` asks for a reply; `reset` clears the conversation's memory. */
+  action: z.enum(['chat', 'reset']),
+  text: z.string(),
+  /** Sender id as the platform names it. */
+  from: z.string(),
+  /** Conversation within the hook: Slack channel+thread, Telegram chat, Discord channel+user, generic sender. */
+  conversation: z.string(),
+  /** A key the platform repeats on retries (Slack channel+ts, update_id, interaction id, Idempotency-Key). */
+  dedupeKey: z.string().nullable(),
+  /** What the channel needs to deliver the reply (channel and thread, chat id, interaction token…). */
+  replyTo: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+
+export type InboundMessage = z.infer<typeof inboundMessageSchema>;
+
+export const HOOK_MESSAGE_VERSION = 2;
+
+/** A queued hook message, version 2. */
+export const queuedMessageSchema = z.object({
+  v: z.literal(HOOK_MESSAGE_VERSION),
+  hook: z.string(),
+  message: inboundMessageSchema,
+  /** Unix milliseconds when the API accepted it. */
+  receivedAt: z.number(),
+  /**
+   * True when it was queued behind an unfinished message of its conversation: it then runs only
+   * once that one is done (the ordering module decides). False: it was first in line.
+   */
+  waits: z.boolean(),
+});
+
+export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
+
+/**
+ * Version 1 (before `v` existed): progress was kept in the job data itself. Read only to upgrade
+ * jobs queued by an older release.
+ */
+const legacyQueuedMessageSchema = z.object({
+  hook: z.string(),
+  message: inboundMessageSchema,
+  receivedAt: z.number(),
+  after: z.string().nullable(),
+  reply: z.object({ text: z.string(), model: z.string(), created: z.number() }).optional(),
+  historySaved: z.boolean().optional(),
+  delivered: z.number().int().nonnegative().optional(),
+});
+
+/** What a version-1 job had already done: the worker resumes from it instead of starting over. */
+export interface LegacyProgress {
+  reply?: { text: string; model: string; created: number };
+  /** The exchange was already stored in the conversation's memory. */
+  historySaved: boolean;
+  delivered: number;
+}
+
+/**
+ * Reads job data of any version this release understands: the message as version 2, plus what a
+ * version-1 job had already done. Null when the data is no hook message at all.
+ */
+export function readQueuedMessage(data: unknown): { message: QueuedMessage; legacy: LegacyProgress | null } | null {
+  const current = queuedMessageSchema.safeParse(data);
+  if (current.success) return { message: current.data, legacy: null };
+  const old = legacyQueuedMessageSchema.safeParse(data);
+  if (!old.success) return null;
+  const { hook, message, receivedAt, reply, historySaved, delivered } = old.data;
+  return {
+    // A version-1 job's predecessor was linked in keys this release no longer reads, so it runs
+    // without waiting: at worst, messages in flight across the upgrade are answered out of order.
+    message: { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt, waits: false },
+    legacy: { ...(reply ? { reply } : {}), historySaved: historySaved ?? false, delivered: delivered ?? 0 },
+  };
+}
+
+/**
+ * The conversation a message belongs to, across hooks: memory, ordering and active sessions all
+ * key on this, and nothing else builds it.
+ */
+export function conversationKey(hook: string, conversation: string): string {
+  return `${hook}:${conversation}`;
+}
