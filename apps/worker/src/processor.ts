@@ -1,7 +1,7 @@
 import { DeliveryError } from '@switchboard/channels';
 import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult } from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
-import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
+import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
 import { deliverRest } from './deliver.js';
 import type { WorkerDeps } from './deps.js';
@@ -22,10 +22,7 @@ export function createProcessor(deps: WorkerDeps) {
     const message = readMessageJob(job, deps.hooks);
     const abort = signal ?? new AbortController().signal;
     const { hub } = deps;
-    if (message.queued.waits) {
-      const waited = Date.now() - message.queued.receivedAt;
-      if (!(await hub.order.acquire(message.conversation, message.jobId, waited))) return park(deps, message, token);
-    }
+    if (message.queued.waits) await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
     const earlier = await earlierProgress(hub, message);
     if (earlier.done) return finishedEarlier(message, earlier);
     try {
@@ -43,17 +40,6 @@ export function createProcessor(deps: WorkerDeps) {
       throw await failure(deps, message, err, token, abort);
     }
   };
-}
-
-/**
- * Not its turn yet: back to sleep (longer each time), unless the message ahead finished while
- * this one was looking — its release then found this job running and could not wake it.
- */
-async function park(deps: WorkerDeps, message: MessageJob, token: string | undefined): Promise<never> {
-  const { job } = message;
-  await job.moveToDelayed(Date.now() + deps.hub.order.parkDelayMs(job.attemptsStarted), token);
-  await deps.hub.order.wakeIfFirst(message.conversation, message.jobId);
-  throw new DelayedError();
 }
 
 /**

@@ -18,6 +18,8 @@ export interface HubOptions extends RetryPolicy {
   memory: MemoryOptions;
   /** A parked message's first timer (see ordering.ts). */
   orderRecheckMs: number;
+  /** See ordering.ts. @defaultValue 30000 */
+  orphanAfterMs?: number;
 }
 
 /** The pipeline over one Redis: its keys, queue, ordering and exchange, built once per process. */
@@ -40,6 +42,7 @@ export class Hub {
     this.order = new ConversationOrder(this.redis, this.keys, this.queue, {
       retentionSeconds: this.retentionSeconds,
       recheckMs: options.orderRecheckMs,
+      orphanAfterMs: options.orphanAfterMs,
     });
     this.exchange = new Exchange(this.redis, this.keys, this.queue, options.memory);
   }

@@ -1,4 +1,4 @@
-import { Job, type Queue } from 'bullmq';
+import { DelayedError, Job, type Queue } from 'bullmq';
 import type { HubRedis } from './commands/index.js';
 import type { HubKeys } from './keys.js';
 
@@ -11,7 +11,7 @@ import type { HubKeys } from './keys.js';
  *   behind others, it is queued parked (a delayed job).
  * - release (worker, once a message is done for good: delivered, or failed with no attempt left):
  *   the message leaves the line, and the one now first is woken (its delayed job promoted).
- * - acquire (worker, when a parked message comes up): it runs only if it is first in line, or no
+ * - takeTurn (worker, when a parked message comes up): it runs only if it is first in line, or no
  *   longer in line at all; otherwise it parks again, each time for longer.
  *
  * Wake-ups move a conversation on; a parked job's timer (`recheckMs`, doubling up to 32×) only
@@ -26,7 +26,7 @@ export interface OrderingOptions {
   /** A parked message's first timer; it doubles each time the message parks again. */
   recheckMs: number;
   /** How long a message waits behind a line entry whose job does not exist before dropping it. @defaultValue 30000 */
-  orphanAfterMs?: number;
+  orphanAfterMs?: number | undefined;
 }
 
 export type EnqueueOutcome =
@@ -73,13 +73,22 @@ export class ConversationOrder {
   }
 
   /**
-   * True when the message may run now; false while an unfinished message is ahead of it.
-   * @param waitedMs - How long ago the message was accepted.
+   * For a job that was queued behind others, when it comes up: resolves when it may run now;
+   * otherwise parks it again (longer each time) and throws BullMQ's `DelayedError`, which the
+   * processor must let through (no attempt is spent).
+   *
+   * @param acceptedAt - Unix ms when the message was accepted.
    */
-  async acquire(conversation: string, jobId: string, waitedMs: number): Promise<boolean> {
-    const orphanCheck = waitedMs >= this.#orphanAfterMs ? '1' : '0';
+  async takeTurn(job: Job, token: string | undefined, conversation: string, acceptedAt: number): Promise<void> {
+    const jobId = job.id ?? '';
+    const orphanCheck = Date.now() - acceptedAt >= this.#orphanAfterMs ? '1' : '0';
     const [run] = await this.redis.sbOrderAcquire(this.keys.order(conversation), jobId, this.#jobKeyPrefix, orphanCheck);
-    return run === 1;
+    if (run === 1) return;
+    await job.moveToDelayed(Date.now() + this.parkDelayMs(job.attemptsStarted), token);
+    // The message ahead may have finished while this one looked: its release then found this job
+    // running and could not wake it.
+    await this.wakeIfFirst(conversation, jobId);
+    throw new DelayedError();
   }
 
   /**

@@ -1,3 +1,4 @@
+export * from './eventually.js';
 export * from './http-server.js';
 export * from './openai-upstream.js';
 export * from './platforms/discord.js';

@@ -73,19 +73,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   };
 }
 
-/** Resolves when `check` passes (polling), for effects that happen after a response. */
-export async function eventually<T>(check: () => T | Promise<T>, attempts = 250, delayMs = 20): Promise<T> {
-  let lastError: unknown;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      return await check();
-    } catch (err) {
-      lastError = err;
-      await new Promise((r) => setTimeout(r, delayMs));
-    }
-  }
-  throw lastError;
-}
+export { eventually } from '@switchboard/testing';
 
 /**
  * Rate limits count in one-minute windows: a test that spends a budget waits, when the current

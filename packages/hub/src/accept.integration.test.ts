@@ -1,0 +1,64 @@
+import { conversationKey, type InboundMessage, readQueuedMessage } from '@switchboard/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acceptMessage } from './accept.js';
+import { createHubFixture, type HubFixture } from './test-support/hub-fixture.js';
+
+let fixture: HubFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const message = (text: string, dedupeKey: string | null = null): InboundMessage => ({
+  action: 'chat',
+  text,
+  from: 'judy',
+  conversation: 'C1:judy',
+  dedupeKey,
+  replyTo: { channel: 'C1' },
+});
+
+describe('acceptMessage', () => {
+  it('queues a version-2 message, first in line, with the retry policy', async () => {
+    fixture = createHubFixture({ attempts: 5, backoffMs: 40 });
+    const { jobId, duplicate } = await acceptMessage(fixture.hub, 'team', message('hi'), 1_760_000_000_000);
+    expect(duplicate).toBe(false);
+    const job = await fixture.hub.queue.getJob(jobId);
+    expect(job?.data).toEqual({ v: 2, hook: 'team', message: message('hi'), receivedAt: 1_760_000_000_000, waits: false });
+    expect(job?.opts).toMatchObject({ attempts: 5, backoff: { type: 'switchboard', delay: 40 } });
+    expect(await job?.getState()).toBe('waiting');
+  });
+
+  it('queues a message behind an unfinished one of its conversation parked, and others not', async () => {
+    fixture = createHubFixture();
+    await acceptMessage(fixture.hub, 'team', message('first'));
+    const behind = await acceptMessage(fixture.hub, 'team', message('second'));
+    const elsewhere = await acceptMessage(fixture.hub, 'team', { ...message('other'), conversation: 'C2:judy' });
+    const parked = await fixture.hub.queue.getJob(behind.jobId);
+    expect(readQueuedMessage(parked?.data)?.message.waits).toBe(true);
+    expect(await parked?.getState()).toBe('delayed');
+    expect(await fixture.hub.queue.getJobState(elsewhere.jobId)).toBe('waiting');
+    expect(await fixture.hub.redis.lrange(fixture.hub.keys.order(conversationKey('team', 'C1:judy')), 0, -1)).toHaveLength(2);
+  });
+
+  it('answers a repeated platform delivery with the first job and queues nothing', async () => {
+    fixture = createHubFixture();
+    const first = await acceptMessage(fixture.hub, 'team', message('hi', 'C1:1736942400.000100'));
+    const again = await acceptMessage(fixture.hub, 'team', message('hi', 'C1:1736942400.000100'));
+    expect(again).toEqual({ jobId: first.jobId, duplicate: true });
+    expect(await fixture.hub.queue.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 1, delayed: 0 });
+  });
+
+  it('queues a repeated delivery whose first job never reached the queue, in the place it already had', async () => {
+    fixture = createHubFixture();
+    const first = await acceptMessage(fixture.hub, 'team', message('hi', 'event-1'));
+    // The API died after the claim, before BullMQ wrote the job.
+    await (await fixture.hub.queue.getJob(first.jobId))?.remove();
+    const again = await acceptMessage(fixture.hub, 'team', message('hi', 'event-1'));
+    expect(again).toEqual({ jobId: first.jobId, duplicate: false });
+    expect(await fixture.hub.queue.getJobState(first.jobId)).toBe('waiting');
+    expect(await fixture.hub.redis.lrange(fixture.hub.keys.order(conversationKey('team', 'C1:judy')), 0, -1)).toEqual([
+      first.jobId,
+    ]);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { conversationKey, readQueuedMessage } from './hook-message.js';
+
+const message = {
+  action: 'chat',
+  text: 'hi',
+  from: 'U1',
+  conversation: 'C1:1.0',
+  dedupeKey: 'C1:1.0',
+  replyTo: { channel: 'C1' },
+};
+
+describe('readQueuedMessage', () => {
+  it('reads a version-2 message as it is', () => {
+    const data = { v: 2, hook: 'team', message, receivedAt: 1, waits: true };
+    expect(readQueuedMessage(data)).toEqual({ message: data, legacy: null });
+  });
+
+  it('upgrades a job queued by the previous release, keeping what it had done', () => {
+    const v1 = {
+      hook: 'team',
+      message,
+      receivedAt: 1,
+      after: 'team-abc',
+      reply: { text: 'hello', model: 'mock/gpt', created: 2 },
+      historySaved: true,
+      delivered: 1,
+    };
+    expect(readQueuedMessage(v1)).toEqual({
+      message: { v: 2, hook: 'team', message, receivedAt: 1, waits: false },
+      legacy: { reply: { text: 'hello', model: 'mock/gpt', created: 2 }, historySaved: true, delivered: 1 },
+    });
+    expect(readQueuedMessage({ hook: 'team', message, receivedAt: 1, after: null })?.legacy).toEqual({
+      historySaved: false,
+      delivered: 0,
+    });
+  });
+
+  it('reads nothing from data that is no hook message, or of a version it does not know', () => {
+    expect(readQueuedMessage({ v: 3, hook: 'team', message, receivedAt: 1, waits: false })).toBeNull();
+    expect(readQueuedMessage({ text: 'hi' })).toBeNull();
+    expect(readQueuedMessage(null)).toBeNull();
+  });
+});
+
+describe('conversationKey', () => {
+  it('keys a conversation by its hook', () => {
+    expect(conversationKey('team', 'C1:1.0')).toBe('team:C1:1.0');
+    expect(conversationKey('team', 'x')).not.toBe(conversationKey('other', 'x'));
+  });
+});
