@@ -1,5 +1,6 @@
-// The bench's two child processes (the stand-in upstream and the gateway) and what it takes
-// to start them, notice when one dies, and leave nothing behind: processes, temp files, Redis keys.
+// The benches' child processes (the stand-in upstream, the gateway, workers, a private
+// redis-server) and what it takes to start them, notice when one dies, and leave nothing behind:
+// processes, temp files, Redis keys.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -17,29 +18,46 @@ const STDERR_TAIL = 8 * 1024;
 export class Child {
   /**
    * @param {string} name shown in messages
-   * @param {string[]} args node arguments (script last)
-   * @param {{ env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore', onUnexpectedExit: (message: string) => void }} options
+   * @param {string[]} args node arguments (script last), or the arguments of `command`
+   * @param {{ env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore', onUnexpectedExit: (message: string) => void,
+   *   command?: string }} options `command` defaults to this node binary
    */
-  constructor(name, args, { env, stdout, onUnexpectedExit }) {
+  constructor(name, args, { env, stdout, onUnexpectedExit, command = process.execPath }) {
     this.name = name;
     this.stderrTail = '';
     this.stopping = false;
     // stdin stays an open pipe: the upstream exits when it closes, i.e. when the bench dies.
-    this.process = spawn(process.execPath, args, { env, stdio: ['pipe', stdout, 'pipe'] });
+    this.process = spawn(command, args, { env, stdio: ['pipe', stdout, 'pipe'] });
+    this.spawnError = null;
     this.process.stderr.setEncoding('utf8');
     this.process.stderr.on('data', (text) => {
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
     });
-    this.exited = once(this.process, 'exit');
-    this.process.once('exit', (code, signal) => {
+    const report = (how) => {
       if (this.stopping) return;
       const tail = this.stderrTail.trim();
-      onUnexpectedExit(`${name} exited unexpectedly (${signal ?? `code ${code}`})${tail ? `; its stderr ends:\n${tail}` : ''}`);
+      onUnexpectedExit(`${name} ${how}${tail ? `; its stderr ends:\n${tail}` : ''}`);
+    };
+    // A command that cannot be started (not on PATH) emits 'error' and never 'exit'.
+    this.exited = new Promise((resolve) => {
+      this.process.once('exit', resolve);
+      this.process.on('error', (err) => {
+        if (this.process.pid !== undefined) return; // e.g. a failed kill: the exit still comes
+        this.spawnError = err;
+        resolve();
+        report(`could not be started (${err.message})`);
+      });
     });
+    this.process.once('exit', (code, signal) => report(`exited unexpectedly (${signal ?? `code ${code}`})`));
+  }
+
+  /** For /proc/<pid>/stat. */
+  get pid() {
+    return this.process.pid;
   }
 
   get running() {
-    return this.process.exitCode === null && this.process.signalCode === null;
+    return this.spawnError === null && this.process.exitCode === null && this.process.signalCode === null;
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */

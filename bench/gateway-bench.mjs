@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
 import { machineBusyMs, processCpuMs } from './cpu.mjs';
+import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { measure, summarize } from './load.mjs';
 import { cpuTable, goals, mainTable, ttfbTable } from './report.mjs';
@@ -34,7 +35,7 @@ const options = {
 };
 const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', 1)));
 const logLevel = env.BENCH_GATEWAY_LOG_LEVEL || 'info';
-const gatewayNodeArgs = (env.BENCH_GATEWAY_NODE_ARGS || '').split(/\s+/).filter(Boolean);
+const gatewayNodeArgs = nodeArgsFromEnv('BENCH_GATEWAY_NODE_ARGS');
 const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
 const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `bench-${randomBytes(6).toString('hex')}`;
@@ -150,19 +151,7 @@ function spawnChild(name, args, childEnv, stdout) {
 
 /** The gateway sees only the bench's provider: env shortcuts (OPENAI_API_KEY…) are dropped. */
 function gatewayEnv(port, configPath) {
-  const clean = Object.fromEntries(
-    Object.entries(env).filter(([key]) => !/^(OPENAI|ANTHROPIC|SWITCHBOARD)_/.test(key) && key !== 'LOG_LEVEL'),
-  );
-  return {
-    ...clean,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    REDIS_URL: redisUrl,
-    SWITCHBOARD_CONFIG: configPath,
-    SWITCHBOARD_REDIS_PREFIX: prefix,
-    SWITCHBOARD_DRAIN_MS: '1000',
-    LOG_LEVEL: logLevel,
-  };
+  return switchboardEnv({ port, configPath, redisUrl, prefix, logLevel });
 }
 
 function header() {
@@ -182,17 +171,6 @@ function header() {
     }`,
     '- latencies in ms; ratio = gateway rps / direct rps; Δp50 = gateway p50 − direct p50',
   ].join('\n');
-}
-
-function numberFromEnv(name, fallback, { positive = false } = {}) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    console.error(`bench: ${name}='${raw}' is not a ${positive ? 'positive' : 'non-negative'} number; using ${fallback}`);
-    return fallback;
-  }
-  return value;
 }
 
 function fail(message, code = 1) {

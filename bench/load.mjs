@@ -205,7 +205,8 @@ export function summarize(runs) {
   };
 }
 
-function percentiles(values) {
+/** Nearest-rank p50 and p99 of a list of ms; NaN for an empty list. */
+export function percentiles(values) {
   const sorted = Float64Array.from(values).sort();
   const at = (p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : Number.NaN);
   return { p50: at(50), p99: at(99) };
