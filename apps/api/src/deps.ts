@@ -50,6 +50,8 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
   let hub: Hub | undefined;
   const hooks = createHooks(settings.config.hooks);
   const gateway = createGateway(settings);
+  const channelStats = new ChannelStats(redis, keys);
+  const sessions = new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds);
   return {
     settings,
     logger,
@@ -62,9 +64,9 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
       return hub;
     },
     hooks,
-    channelStats: new ChannelStats(redis, keys),
+    channelStats,
     rateLimiter: new RateLimiter(redis, keys),
-    sessions: new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds),
+    sessions,
     workers: new WorkerRegistry(redis, keys),
     version: readVersion(),
     startedAt: new Date(),
@@ -72,6 +74,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
       await gateway.registry.close();
       await hub?.close();
       await closeHooks(hooks);
+      await Promise.all([channelStats.close(), sessions.close()]);
       redis.disconnect();
     },
   };

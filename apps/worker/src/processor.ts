@@ -24,7 +24,11 @@ export function createProcessor(deps: WorkerDeps) {
     const { hub } = deps;
     if (message.queued.waits) await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
     const earlier = await earlierProgress(hub, message);
-    if (earlier.done) return finishedEarlier(message, earlier);
+    if (earlier.done) {
+      // Its release went through but BullMQ never heard: repeat it, which wakes the next message again.
+      await hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 });
+      return finishedEarlier(message, earlier);
+    }
     try {
       if (message.queued.message.action === 'reset') {
         await hub.exchange.forget(message.conversation);
@@ -34,7 +38,7 @@ export function createProcessor(deps: WorkerDeps) {
       const reply = await answerOnce(deps, message, earlier, abort);
       const parts = await deliverRest(deps, message, reply, earlier.delivered, abort);
       await hub.order.release(message.conversation, message.jobId, finalFields(parts));
-      deps.channelStats.recordOutbound(message.hook.name).catch(() => {});
+      deps.channelStats.recordOutbound(message.hook.name);
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
       throw await failure(deps, message, err, token, abort);

@@ -20,15 +20,16 @@ export async function acceptMessage(hub: Hub, hook: string, message: InboundMess
     ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}`
     : randomUUID();
   const conversation = conversationKey(hook, message.conversation);
-  const { outcome, waits } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
+  const { outcome, parkMs } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
   if (outcome === 'duplicate') return { jobId, duplicate: true };
+  const waits = parkMs > 0;
 
   const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits };
   const retention = hub.retentionSeconds;
   await hub.queue.add('message', data, {
     jobId,
     ...retryJobOptions(hub.options),
-    ...(waits ? { delay: hub.order.parkDelayMs(0) } : {}),
+    ...(waits ? { delay: parkMs } : {}),
     removeOnComplete: { age: retention },
     removeOnFail: { age: retention * 7 },
   });

@@ -12,6 +12,7 @@ import { type HubKeys, JOB_FIELDS } from './keys.js';
  */
 export const memoryMessageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string() });
 export type MemoryMessage = z.infer<typeof memoryMessageSchema>;
+const historySchema = z.array(memoryMessageSchema);
 
 export const replySchema = z.object({ text: z.string(), model: z.string(), created: z.number() });
 export type Reply = z.infer<typeof replySchema>;
@@ -45,6 +46,10 @@ export class Exchange {
   /** The conversation's remembered messages, oldest first; unreadable entries are skipped. */
   async history(conversation: string): Promise<MemoryMessage[]> {
     const items = await this.redis.lrange(this.keys.memory(conversation), -this.memory.maxMessages, -1);
+    if (items.length === 0) return [];
+    // One parse for the whole memory; entry by entry only when something in it is unreadable.
+    const all = historySchema.safeParse(parseJson(`[${items.join(',')}]`));
+    if (all.success) return all.data;
     return items.flatMap((item) => {
       const parsed = memoryMessageSchema.safeParse(parseJson(item));
       return parsed.success ? [parsed.data] : [];

@@ -14,9 +14,10 @@ import type { HubKeys } from './keys.js';
  * - takeTurn (worker, when a parked message comes up): it runs only if it is first in line, or no
  *   longer in line at all; otherwise it parks again, each time for longer.
  *
- * Wake-ups move a conversation on; a parked job's timer (`recheckMs`, doubling up to 32×) only
- * bounds a wake-up that was missed — a worker that died between release and wake-up does both
- * again when its job runs again. A line entry whose job never reached the queue (the API died
+ * Wake-ups move a conversation on; a parked job's timer only bounds a wake-up that was missed —
+ * a worker that died between release and wake-up does both again when its job runs again. The
+ * timer is `recheckMs` times the messages ahead at enqueue, and doubles each time a message
+ * parks again, always up to 32× (a message far back in its line cannot run soon anyway). A line entry whose job never reached the queue (the API died
  * between enqueue and add) is dropped once a message behind it has waited `orphanAfterMs`.
  * All keys share the queue's hash slot (keys.ts), so this runs on Redis Cluster too.
  */
@@ -38,11 +39,12 @@ export type EnqueueOutcome =
   | 'requeue';
 
 const OUTCOMES: EnqueueOutcome[] = ['queued', 'duplicate', 'requeue'];
-const MAX_PARK_DOUBLINGS = 5;
+const MAX_PARK_FACTOR = 32;
 
 export class ConversationOrder {
   readonly #orphanAfterMs: number;
   readonly #jobKeyPrefix: string;
+  readonly #delayedKey: string;
 
   constructor(
     private readonly redis: HubRedis,
@@ -52,11 +54,15 @@ export class ConversationOrder {
   ) {
     this.#orphanAfterMs = options.orphanAfterMs ?? 30_000;
     this.#jobKeyPrefix = queue.toKey('');
+    this.#delayedKey = queue.toKey('delayed');
   }
 
-  /** Lines a message up; `dedupeKey` true when the job id was derived from the platform's dedupe key. */
-  async enqueue(conversation: string, jobId: string, dedupeKey: boolean): Promise<{ outcome: EnqueueOutcome; waits: boolean }> {
-    const [outcome, waits] = await this.redis.sbOrderEnqueue(
+  /**
+   * Lines a message up; `dedupeKey` true when the job id was derived from the platform's dedupe
+   * key. `parkMs` is how long its job sleeps if it waits (0: first in line, it runs now).
+   */
+  async enqueue(conversation: string, jobId: string, dedupeKey: boolean): Promise<{ outcome: EnqueueOutcome; parkMs: number }> {
+    const [outcome, ahead] = await this.redis.sbOrderEnqueue(
       this.keys.order(conversation),
       this.keys.dedupe(jobId),
       this.queue.toKey(jobId),
@@ -64,12 +70,12 @@ export class ConversationOrder {
       dedupeKey ? '1' : '0',
       this.options.retentionSeconds,
     );
-    return { outcome: OUTCOMES[outcome] ?? 'queued', waits: waits === 1 };
+    return { outcome: OUTCOMES[outcome] ?? 'queued', parkMs: this.options.recheckMs * Math.min(ahead, MAX_PARK_FACTOR) };
   }
 
-  /** How long a parked message sleeps the `parks`-th time it parks (0 for the first). */
+  /** How long a message that came up too early sleeps the `parks`-th time it parks again (0 for the first). */
   parkDelayMs(parks: number): number {
-    return this.options.recheckMs * 2 ** Math.min(Math.max(parks, 0), MAX_PARK_DOUBLINGS);
+    return this.options.recheckMs * Math.min(2 ** Math.max(parks, 0), MAX_PARK_FACTOR);
   }
 
   /**
@@ -93,12 +99,13 @@ export class ConversationOrder {
 
   /**
    * The message is done for good: it leaves its line, `fields` are set on its job hash in the
-   * same step, and the message now first is woken.
+   * same step, and the message now first is woken if it is parked. Safe to repeat.
    */
   async release(conversation: string, jobId: string, fields: Record<string, string | number>): Promise<void> {
     const next = await this.redis.sbOrderRelease(
       this.keys.order(conversation),
       this.queue.toKey(jobId),
+      this.#delayedKey,
       jobId,
       this.options.retentionSeconds,
       ...Object.entries(fields).flat(),

@@ -15,31 +15,44 @@ export interface ChannelStatus {
 /** After this many delivery failures in a row a channel shows as not connected. */
 const FAILING_AFTER = 3;
 
+interface Pending {
+  in: number;
+  out: number;
+  lastIn?: string;
+  lastOut?: string;
+}
+
 /**
  * Per-hook counters in one Redis hash each, so every API and worker process reports the same
- * figures. A channel is `connected` unless its deliveries keep failing or its credentials
- * were refused; one success clears both.
+ * figures. Messages in and out are counted in the process and written once per `flushMs` (one
+ * round trip for all hooks, not two per message): /status lags by at most that long, and a
+ * process that dies loses at most that much counting. Failures are written at once, after what
+ * is pending, so a success counted before a failure never clears it. A channel is `connected`
+ * unless its deliveries keep failing or its credentials were refused; one success clears both.
  */
 export class ChannelStats {
+  readonly #pending = new Map<string, Pending>();
+  readonly #timer: NodeJS.Timeout;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StateKeys,
-  ) {}
-
-  async recordInbound(name: string, at = new Date()): Promise<void> {
-    await this.redis
-      .multi()
-      .hincrby(this.keys.channel(name), 'messages_in', 1)
-      .hset(this.keys.channel(name), 'last_inbound_at', at.toISOString())
-      .exec();
+    options: { flushMs?: number } = {},
+  ) {
+    this.#timer = setInterval(() => void this.flush().catch(() => {}), options.flushMs ?? 1_000);
+    this.#timer.unref();
   }
 
-  async recordOutbound(name: string, at = new Date()): Promise<void> {
-    await this.redis
-      .multi()
-      .hincrby(this.keys.channel(name), 'messages_out', 1)
-      .hset(this.keys.channel(name), 'last_outbound_at', at.toISOString(), 'failures', '0', 'credentials_refused', '0')
-      .exec();
+  recordInbound(name: string, at = new Date()): void {
+    const pending = this.#entry(name);
+    pending.in++;
+    pending.lastIn = at.toISOString();
+  }
+
+  recordOutbound(name: string, at = new Date()): void {
+    const pending = this.#entry(name);
+    pending.out++;
+    pending.lastOut = at.toISOString();
   }
 
   /**
@@ -51,12 +64,32 @@ export class ChannelStats {
     error: string,
     options: { credentialsRefused?: boolean; delivery?: boolean } = {},
   ): Promise<void> {
-    const multi = this.redis
-      .multi()
+    const multi = this.redis.multi();
+    this.#drainInto(multi);
+    multi
       .hincrby(this.keys.channel(name), 'failures', options.delivery === false ? 0 : 1)
       .hset(this.keys.channel(name), 'last_error', error.slice(0, 500), 'last_error_at', new Date().toISOString());
     if (options.credentialsRefused) multi.hset(this.keys.channel(name), 'credentials_refused', '1');
     await multi.exec();
+  }
+
+  /** Writes what was counted since the last flush; on failure it stays pending for the next. */
+  async flush(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const multi = this.redis.multi();
+    const drained = this.#drainInto(multi);
+    try {
+      await multi.exec();
+    } catch (err) {
+      for (const [name, pending] of drained) this.#merge(name, pending);
+      throw err;
+    }
+  }
+
+  /** Stops the timer and writes what is pending. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush().catch(() => {});
   }
 
   async read(hooks: { name: string; type: string }[]): Promise<ChannelStatus[]> {
@@ -77,5 +110,37 @@ export class ChannelStats {
         messages_out: Number(fields.messages_out ?? 0),
       };
     });
+  }
+
+  #entry(name: string): Pending {
+    let pending = this.#pending.get(name);
+    if (!pending) {
+      pending = { in: 0, out: 0 };
+      this.#pending.set(name, pending);
+    }
+    return pending;
+  }
+
+  #merge(name: string, earlier: Pending): void {
+    const pending = this.#entry(name);
+    pending.in += earlier.in;
+    pending.out += earlier.out;
+    pending.lastIn ??= earlier.lastIn;
+    pending.lastOut ??= earlier.lastOut;
+  }
+
+  /** Moves everything pending into `multi` and returns it (to put back if the write fails). */
+  #drainInto(multi: ReturnType<Redis['multi']>): Map<string, Pending> {
+    const drained = new Map(this.#pending);
+    this.#pending.clear();
+    for (const [name, pending] of drained) {
+      const key = this.keys.channel(name);
+      if (pending.in) multi.hincrby(key, 'messages_in', pending.in).hset(key, 'last_inbound_at', pending.lastIn!);
+      if (pending.out) {
+        multi.hincrby(key, 'messages_out', pending.out);
+        multi.hset(key, 'last_outbound_at', pending.lastOut!, 'failures', '0', 'credentials_refused', '0');
+      }
+    }
+    return drained;
   }
 }

@@ -9,21 +9,36 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** KEYS[1] the subject's window counter; ARGV[1] its lifetime, ms. Returns the count so far. */
+const HIT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count
+`;
+
 /**
- * Fixed one-minute windows counted in Redis (INCR plus an expiry), so every API process draws on
- * one budget per subject. A burst of up to twice the limit is possible across a window edge; in
- * exchange a decision costs one round trip.
+ * Fixed one-minute windows counted in Redis (one script: INCR, and an expiry on the first hit),
+ * so every API process draws on one budget per subject. A burst of up to twice the limit is
+ * possible across a window edge; in exchange a decision costs one round trip.
  */
+type RateRedis = Redis & { sbRateHit(key: string, ttlMs: number): Promise<number> };
+
 export class RateLimiter {
+  readonly #redis: RateRedis;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly keys: StateKeys,
-  ) {}
+  ) {
+    if (typeof (redis as unknown as Record<string, unknown>).sbRateHit !== 'function') {
+      redis.defineCommand('sbRateHit', { numberOfKeys: 1, lua: HIT });
+    }
+    this.#redis = redis as RateRedis;
+  }
 
   async hit(subject: string, limit: number, now = Date.now()): Promise<RateDecision> {
     const window = Math.floor(now / 60_000);
-    const key = this.keys.rateWindow(subject, window);
-    const [[, count]] = (await this.redis.multi().incr(key).pexpire(key, 61_000).exec()) as [[Error | null, number]];
+    const count = await this.#redis.sbRateHit(this.keys.rateWindow(subject, window), 61_000);
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
   }

@@ -24,6 +24,8 @@ export function requestContext(logger: Logger): Middleware {
           ms: Math.round((performance.now() - started) * 100) / 100,
           model: ctx.state.model,
           request_id: requestId,
+          // What a route adds to its line (a hook's name and the job it queued…).
+          ...(ctx.state.log as Record<string, unknown> | undefined),
           ...(ctx.res.writableFinished ? {} : { aborted: true }),
         });
       });

@@ -60,7 +60,7 @@ function parseRequest(body: unknown): ChatCompletionRequest {
   throw invalidRequest(param ? `Invalid value for '${param}': ${issue.message}` : issue.message, param, 'invalid_value');
 }
 
-/** Counted as an active session; never delays or fails the request when Redis is away. */
+/** Counted as an active session (written in the background: never delays or fails the request). */
 function trackUser(deps: AppDeps, user: string): void {
-  deps.sessions.touch(`api:${user}`).catch(() => {});
+  deps.sessions.touch(`api:${user}`);
 }

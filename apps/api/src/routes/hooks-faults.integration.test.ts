@@ -147,7 +147,13 @@ describe('/status with channels, across two API processes', () => {
         const s = await (await fetch(`${a.url}/status`)).json();
         expect(s.queues.inbound.completed).toBe(3);
       }, 400);
-      const [sa, sb] = await Promise.all([a, b].map(async (g) => (await fetch(`${g.url}/status`)).json()));
+      // Counts and sessions are gathered in each process and written within a second.
+      const [sa, sb] = await eventually(async () => {
+        const both = await Promise.all([a, b].map(async (g) => (await fetch(`${g.url}/status`)).json()));
+        for (const s of both) expect(s.channels.find((c: { name: string }) => c.name === 'ops')?.messages_out).toBe(3);
+        for (const s of both) expect(s.active_sessions).toBe(2);
+        return both;
+      });
       for (const s of [sa, sb]) {
         expect(s.connected_channels).toBe(2);
         expect(s.active_sessions).toBe(2);

@@ -186,8 +186,12 @@ describe('Slack hooks: failures and status', () => {
     const res = await send(event({ text: 'with a revoked token' }), { hook: 'revoked' });
     expect(res.status).toBe(200);
     await eventually(async () => expect((await harness.queue()).failed).toBe(1), 200);
-    const channel = await harness.channel('revoked');
-    expect(channel).toMatchObject({ type: 'slack', connected: false, messages_in: 1, messages_out: 0 });
+    // Messages in are counted in the API and written within a second.
+    const channel = await eventually(async () => {
+      const revoked = await harness.channel('revoked');
+      expect(revoked).toMatchObject({ type: 'slack', connected: false, messages_in: 1, messages_out: 0 });
+      return revoked;
+    });
     expect(channel.last_error).toMatch(/invalid_auth/);
     expect(channel.last_error).not.toContain(REVOKED_TOKEN);
     // Refused credentials are not retried: one call, and the model was asked once.

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { AppError } from '@switchboard/protocol';
+import { AppError, type InboundMessage } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
 import { requireJsonContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
@@ -15,10 +15,16 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
     requireJsonContentType(ctx);
     const rawBody = await readRawBody(ctx.req, hookLimit);
     const inbound = hook.receive({ headers: ctx.headers, rawBody, now: Date.now() });
-    const answer =
-      inbound.kind === 'answer' ? inbound.answer : inbound.ack(await acceptMessage(deps, hook.name, inbound.message));
+    ctx.state.log = { hook: hook.name };
+    const answer = inbound.kind === 'answer' ? inbound.answer : inbound.ack(await queue(inbound.message));
     ctx.status = answer.status;
     ctx.body = answer.body;
+
+    async function queue(message: InboundMessage): Promise<string> {
+      const queued = await acceptMessage(deps, hook.name, message);
+      ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
+      return queued.jobId;
+    }
   });
 
   router.get('/hooks/:name/jobs/:id', async (ctx) => {

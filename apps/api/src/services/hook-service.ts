@@ -16,7 +16,7 @@ export function findHook(deps: AppDeps, name: string | undefined): Hook<HookConf
  * after BullMQ has written the job), then counted. With Redis away it refuses with 503, so a
  * platform retries instead of believing a message was taken.
  */
-export async function acceptMessage(deps: AppDeps, hook: string, message: InboundMessage): Promise<string> {
+export async function acceptMessage(deps: AppDeps, hook: string, message: InboundMessage): Promise<Accepted> {
   const hub = await deps.readyHub();
   let queued: Accepted;
   try {
@@ -26,12 +26,8 @@ export async function acceptMessage(deps: AppDeps, hook: string, message: Inboun
     throw serviceUnavailable('The message could not be queued; try again shortly.', 'queue_unavailable');
   }
   if (!queued.duplicate) {
-    const counted = [
-      deps.channelStats.recordInbound(hook),
-      deps.sessions.touch(`hook:${conversationKey(hook, message.conversation)}`),
-    ];
-    await Promise.allSettled(counted);
+    deps.channelStats.recordInbound(hook);
+    deps.sessions.touch(`hook:${conversationKey(hook, message.conversation)}`);
   }
-  deps.logger.info('hook message queued', { hook, job_id: queued.jobId, duplicate: queued.duplicate });
-  return queued.jobId;
+  return queued;
 }

@@ -8,9 +8,9 @@
  * ARGV[2] '1' when the message has a dedupe key
  * ARGV[3] seconds to keep the dedupe key and an idle line
  *
- * Returns {outcome, waits}: outcome 0 = lined up, 1 = a duplicate of a queued job (queue nothing),
+ * Returns {outcome, ahead}: outcome 0 = lined up, 1 = a duplicate of a queued job (queue nothing),
  * 2 = a duplicate whose job never reached the queue (its API died between claim and add: queue
- * it now, in the place it already has); waits 1 when an unfinished message is ahead of it.
+ * it now, in the place it already has); ahead = how many unfinished messages are before it.
  */
 export const orderEnqueue = {
   name: 'sbOrderEnqueue',
@@ -20,13 +20,13 @@ local line, jobId = KEYS[1], ARGV[1]
 if ARGV[2] == '1' and not redis.call('SET', KEYS[2], jobId, 'NX', 'EX', ARGV[3]) then
   if redis.call('EXISTS', KEYS[3]) == 1 then return {1, 0} end
   local place = redis.call('LPOS', line, jobId)
-  if place then return {2, place > 0 and 1 or 0} end
+  if place then return {2, place} end
   local length = redis.call('RPUSH', line, jobId)
   redis.call('EXPIRE', line, ARGV[3])
-  return {2, length > 1 and 1 or 0}
+  return {2, length - 1}
 end
 local length = redis.call('RPUSH', line, jobId)
 if length == 1 then redis.call('EXPIRE', line, ARGV[3]) end
-return {0, length > 1 and 1 or 0}
+return {0, length - 1}
 `,
 } as const;

@@ -1,24 +1,29 @@
 /**
  * A message is done for good: it leaves its line, recording its final fields on its job hash in
- * the same step, and names the message that is now first (the caller wakes it).
+ * the same step, and names the message that is now first if it is parked (the caller wakes it).
+ * Running it again is harmless, and wakes the first message again: a job that runs again after
+ * its release (its worker died before BullMQ heard) repeats a wake-up that may have been lost.
  *
  * KEYS[1] the conversation's line
  * KEYS[2] the job's hash in BullMQ
+ * KEYS[3] the queue's delayed set in BullMQ, where parked messages sleep
  * ARGV[1] job id
  * ARGV[2] seconds to keep a line that still holds messages
  * ARGV[3..] field, value pairs to set on the job hash (at least one)
  *
- * Returns the id now first in line, or false when the line is empty.
+ * Returns the id now first in line when it is parked, else false.
  */
 export const orderRelease = {
   name: 'sbOrderRelease',
-  numberOfKeys: 2,
+  numberOfKeys: 3,
   lua: `
 local line = KEYS[1]
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 redis.call('LREM', line, 1, ARGV[1])
 local first = redis.call('LINDEX', line, 0)
-if first then redis.call('EXPIRE', line, ARGV[2]) end
-return first
+if not first then return false end
+redis.call('EXPIRE', line, ARGV[2])
+if redis.call('ZSCORE', KEYS[3], first) then return first end
+return false
 `,
 } as const;
