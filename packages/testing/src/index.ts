@@ -1,5 +1,6 @@
 export * from './eventually.js';
 export * from './http-server.js';
+export * from './line-collector.js';
 export * from './openai-upstream.js';
 export * from './platforms/discord.js';
 export * from './platforms/signed-request.js';

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { Writable } from 'node:stream';
 import type { Settings } from '@switchboard/config';
 import { createLogger } from '@switchboard/logger';
+import { lineCollector } from '@switchboard/testing';
 import { closeWorkerDeps, createWorkerDeps, startWorker } from '@switchboard/worker';
 
 export interface TestWorker {
@@ -12,13 +12,7 @@ export interface TestWorker {
 
 /** The real worker, in this process, on the same settings (and so the same Redis prefix) as a gateway. */
 export function startTestWorker(settings: Settings): TestWorker {
-  const logs: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
+  const { lines: logs, stream } = lineCollector();
   const deps = createWorkerDeps(settings, { logger: createLogger({ level: 'debug', secrets: settings.secrets, stream }) });
   const running = startWorker(deps);
   return {
