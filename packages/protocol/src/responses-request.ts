@@ -29,7 +29,7 @@ export type ResponsesContentPart = z.infer<(typeof contentParts)[keyof typeof co
 const messageItem = z.looseObject({
   type: z.literal('message').optional(),
   role: z.enum(['user', 'assistant', 'system', 'developer']),
-  content: z.union([z.string(), z.array(byType(contentParts, 'content parts'))]),
+  content: stringOr(z.array(byType(contentParts, 'content parts')), 'a list of content parts'),
 });
 const functionCallItem = z.looseObject({
   type: z.literal('function_call'),
@@ -40,7 +40,7 @@ const functionCallItem = z.looseObject({
 const functionCallOutputItem = z.looseObject({
   type: z.literal('function_call_output'),
   call_id: z.string().min(1),
-  output: z.union([z.string(), z.array(byType(contentParts, 'content parts'))]),
+  output: stringOr(z.array(byType(contentParts, 'content parts')), 'a list of content parts'),
 });
 const inputItems = { message: messageItem, function_call: functionCallItem, function_call_output: functionCallOutputItem };
 
@@ -72,7 +72,10 @@ export type ResponsesTextFormat = z.infer<typeof textFormat>;
 
 export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1).default('default'),
-  input: z.union([z.string(), z.array(byType(inputItems, 'input items', 'message')).min(1, 'input must hold at least one item')]),
+  input: stringOr(
+    z.array(byType(inputItems, 'input items', 'message')).min(1, 'input must hold at least one item'),
+    'a list of items',
+  ),
   instructions: nullable(z.string()),
   max_output_tokens: nullable(z.int().min(1)),
   temperature: nullable(z.number().min(0).max(2)),
@@ -117,9 +120,31 @@ function byType<S extends Record<string, z.ZodType>>(schemas: S, what: string, f
     }
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data as z.output<S[keyof S]>;
-    for (const issue of parsed.error.issues) {
-      ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: undefined });
-    }
+    forward(parsed.error, ctx);
     return z.NEVER;
   });
+}
+
+/**
+ * A string, or what `list` parses. Not a union: a union reports a wrong item only as "invalid
+ * input" at the list, where this names the item (`input[2].call_id`).
+ */
+function stringOr<S extends z.ZodType>(list: S, what: string) {
+  return z.unknown().transform((value, ctx): string | z.output<S> => {
+    if (typeof value === 'string') return value;
+    if (!Array.isArray(value)) {
+      ctx.issues.push({ code: 'custom', message: `expected a string or ${what}`, input: value });
+      return z.NEVER;
+    }
+    const parsed = list.safeParse(value);
+    if (parsed.success) return parsed.data;
+    forward(parsed.error, ctx);
+    return z.NEVER;
+  });
+}
+
+/** Another parse's issues as this one's, each keeping its path below the current value. */
+function forward(error: z.ZodError, ctx: { issues: unknown[] }): void {
+  for (const issue of error.issues)
+    ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: undefined });
 }
