@@ -75,7 +75,7 @@ describe('Azure OpenAI provider', () => {
 
   it('serves embeddings and the Responses API through the deployment', async () => {
     const embedded = await client.embeddings.create({ model: 'azure/text-embedding-3-small', input: 'vector me' });
-    fakeEmbedding('vector me').forEach((value, i) => expect(embedded.data[0]!.embedding[i]).toBeCloseTo(value, 5));
+    expect(embedded.data[0]!.embedding).toEqual(fakeEmbedding('vector me').map((value) => expect.closeTo(value, 5)));
     expect(last().url).toBe(`/openai/deployments/embed-small/embeddings?api-version=${VERSION}`);
 
     const response = await client.responses.create({ model: 'azure/gpt-4o', input: 'respond' });

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const lastBody = () => upstream.requests.at(-1)!.json as Record<string, unknown>;
-const close = (actual: number[], expected: number[]) => expected.forEach((value, i) => expect(actual[i]).toBeCloseTo(value, 5));
+const close = (actual: number[], expected: number[]) => expect(actual).toEqual(expected.map((value) => expect.closeTo(value, 5)));
 
 describe('POST /v1/embeddings', () => {
   it('answers client.embeddings.create (which asks for base64) with the vectors the upstream made, and usage', async () => {
