@@ -57,9 +57,10 @@ export function fakeEmbedding(text: string, dimensions = 3): number[] {
 /** POST /embeddings as OpenAI documents it: floats, or float32 little-endian bytes in base64. */
 export const embeddingsHandler: Handler = (req, res) => {
   const body = req.json as { model?: string; input?: unknown; dimensions?: number; encoding_format?: string };
-  const inputs = (Array.isArray(body?.input) ? body.input : [body?.input]).map((item) =>
-    typeof item === 'string' ? item : JSON.stringify(item),
-  );
+  const input = body?.input;
+  // One string or one token array is one input; a list of either is one input each.
+  const list = Array.isArray(input) && !input.every((item) => typeof item === 'number') ? input : [input];
+  const inputs = list.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
   const data = inputs.map((text, index) => {
     const vector = fakeEmbedding(text, body?.dimensions);
     if (body?.encoding_format !== 'base64') return { object: 'embedding', index, embedding: vector };

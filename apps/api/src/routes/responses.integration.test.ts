@@ -118,7 +118,7 @@ describe('POST /v1/responses, non-streaming', () => {
   });
 
   it('returns a tool call as a function_call item, and takes function_call and function_call_output items back', async () => {
-    openai.handle((req, res) => sendJson(res, 200, answerWithToolCall('gpt-4o')));
+    openai.handle((_req, res) => sendJson(res, 200, answerWithToolCall('gpt-4o')));
     const first = await client.responses.create({ model: 'mock/gpt-4o', input: 'Weather in Paris?', tools: [weatherTool] });
     expect(lastBody(openai).tools).toEqual([
       {

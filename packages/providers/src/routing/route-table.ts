@@ -75,15 +75,14 @@ export class RouteTable {
   private route(name: string, deployments: RoutesConfig[string]): Target {
     if (name === 'default') throw new ConfigError("routes.default: 'default' means the defaultModel; name the route otherwise");
     if (this.registry.has(name)) throw new ConfigError(`routes.${name}: a route cannot take the name of a served model`);
-    const members = deployments.map((d, i) => {
+    const members: RouteMember[] = [];
+    for (const [i, d] of deployments.entries()) {
       const key = `routes.${name}[${i}].model`;
       if (this.routes.has(d.model)) throw new ConfigError(`${key}: '${d.model}' is a route; a route lists models only`);
       const model = this.configured(key, () => this.anyKind((kind) => this.registry.resolve(d.model, kind)));
-      if (deployments.slice(0, i).some((other) => this.registry.resolve(other.model, model.kind).id === model.id)) {
-        throw new ConfigError(`${key}: '${model.id}' is listed twice`);
-      }
-      return { model, weight: d.weight };
-    });
+      if (members.some((m) => m.model.id === model.id)) throw new ConfigError(`${key}: '${model.id}' is listed twice`);
+      members.push({ model, weight: d.weight });
+    }
     const kind = members[0]!.model.kind;
     if (members.some((m) => m.model.kind !== kind)) throw new ConfigError(`routes.${name}: mixes chat and embedding models`);
     return { name, kind, members };
