@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentStatus } from '../services/deployment-status.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
+import { startTestWorker } from '../test-support/start-worker.js';
 
 /**
  * One local upstream plays every deployment: the upstream model name says how it behaves, and
@@ -15,6 +16,7 @@ const behaviours: Record<string, Handler> = {
   'soon-ok': (_req, res) => sendJson(res, 429, { error: { message: 'wait' } }, { 'retry-after': '30' }),
   'later-ok': (_req, res) => sendJson(res, 429, { error: { message: 'wait longer' } }, { 'retry-after': '90' }),
   'shared-bad': (_req, res) => sendJson(res, 429, { error: { message: 'rate limited' } }, { 'retry-after': '120' }),
+  'worker-bad': (_req, res) => sendJson(res, 429, { error: { message: 'rate limited' } }, { 'retry-after': '120' }),
 };
 let failFlakyOnce = true;
 const handler: Handler = (req, res, raw) => {
@@ -26,6 +28,7 @@ const handler: Handler = (req, res, raw) => {
   return (behaviours[model] ?? defaultOpenAIHandler)(req, res, raw);
 };
 
+const HOOK_TOKEN = 'hook-token-0123456789';
 let upstream: LocalServer;
 let gateway: TestGateway;
 let second: TestGateway;
@@ -39,7 +42,7 @@ beforeAll(async () => {
       up: {
         type: 'openai',
         baseUrl: `${upstream.url}/v1`,
-        models: ['ok-a', 'ok-b', 'limited', 'broken', 'soon-ok', 'later-ok', 'flaky', 'shared-bad'],
+        models: ['ok-a', 'ok-b', 'limited', 'broken', 'soon-ok', 'later-ok', 'flaky', 'shared-bad', 'worker-bad'],
         maxRetries: 0,
       },
       slow: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['silent'], timeoutMs: 300, maxRetries: 0 },
@@ -53,7 +56,9 @@ beforeAll(async () => {
       'all-failing': ['up/soon-ok', 'up/later-ok'],
       recovering: ['up/ok-b', 'up/flaky'],
       shared: ['up/ok-b', 'up/shared-bad'],
+      'for-hooks': ['up/ok-b', 'up/worker-bad'],
     },
+    hooks: { support: { type: 'generic', token: HOOK_TOKEN, model: 'for-hooks' } },
     fallbacks: { 'all-failing': ['spare/spare'] },
     cooldown: { defaultMs: 45_000 },
   };
@@ -155,5 +160,30 @@ describe('routes', () => {
     for (let i = 0; i < 20; i++) expect((await ask('shared', other)).model).toBe('up/ok-b');
     expect(sentTo('shared-bad')).toBe(1);
     expect((await deployment('up/shared-bad', second)).state).toBe('cooling_down');
+  });
+
+  it('shares cooldowns with the worker: hook messages are answered by the deployments the API did not cool down', async () => {
+    await untilTried('for-hooks', 'worker-bad');
+    const worker = startTestWorker(gateway.settings);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`${gateway.url}/hooks/support`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${HOOK_TOKEN}` },
+          body: JSON.stringify({ from: `user-${i}`, text: `question ${i}` }),
+        });
+        ids.push((await res.json()).id);
+      }
+      for (const id of ids) {
+        await eventually(async () => {
+          const res = await fetch(`${gateway.url}/hooks/support/jobs/${id}`, { headers: { 'x-hook-token': HOOK_TOKEN } });
+          expect((await res.json()).status).toBe('completed');
+        });
+      }
+      expect(sentTo('worker-bad')).toBe(1);
+    } finally {
+      await worker.close();
+    }
   });
 });
