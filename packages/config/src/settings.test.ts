@@ -189,4 +189,16 @@ describe('loadSettings', () => {
     expect(settings.config.providers.p?.models).toEqual([]);
     expect(settings.defaultModel).toBe('local/echo');
   });
+
+  it('loads config/switchboard.example.yaml as shipped', () => {
+    const example = new URL('../../../config/switchboard.example.yaml', import.meta.url).pathname;
+    const settings = loadSettings({
+      SWITCHBOARD_CONFIG: example,
+      OPENAI_API_KEY: 'sk-example',
+      ANTHROPIC_API_KEY: 'sk-ant-example',
+      SUPPORT_HOOK_TOKEN: 'support-token-123',
+    });
+    expect(settings.config.routes.fast).toHaveLength(2);
+    expect(settings.config.cache?.ttlSeconds).toBe(3600);
+  });
 });
