@@ -16,7 +16,8 @@ import {
 import { normalizeStream } from './normalize-stream.js';
 import type { CallContext } from './provider.js';
 import type { ModelKind, ModelRegistry, ResolvedModel } from './registry.js';
-import { type CooldownStore, type DeploymentHealth, MemoryCooldownStore } from './routing/cooldown-store.js';
+import type { CooldownStore, DeploymentHealth } from './routing/cooldown-store.js';
+import { Cooldowns } from './routing/cooldowns.js';
 import { orderDeployments } from './routing/order-deployments.js';
 import { RouteTable } from './routing/route-table.js';
 import { countEmbeddingInput, countPromptTokens, countText, makeUsage } from './usage.js';
@@ -53,24 +54,19 @@ export interface GatewayOptions {
  */
 export class Gateway {
   readonly routes: RouteTable;
-  readonly cooldowns: CooldownStore;
   /** GET /v1/models: every deployment, then the routes (owned by `switchboard`). */
   readonly modelList: ModelList;
-  /** This process's own view, used when the shared store cannot be read. */
-  private readonly local = new MemoryCooldownStore();
-  private readonly cooldown: CooldownConfig;
+  private readonly cooldowns: Cooldowns;
   private readonly random: () => number;
-  private readonly onStoreError: (err: unknown) => void;
 
   constructor(
     readonly registry: ModelRegistry,
     options: GatewayOptions = {},
   ) {
     this.routes = new RouteTable(registry, options.routes, options.fallbacks);
-    this.cooldowns = options.cooldowns ?? this.local;
-    this.cooldown = options.cooldown ?? { defaultMs: 30_000, maxMs: 300_000 };
+    const cooldown = options.cooldown ?? { defaultMs: 30_000, maxMs: 300_000 };
+    this.cooldowns = new Cooldowns(cooldown, options.cooldowns, options.onStoreError ?? (() => {}));
     this.random = options.random ?? Math.random;
-    this.onStoreError = options.onStoreError ?? (() => {});
     const created = unixSeconds();
     const routeEntries = this.routes.routeNames.map(
       (id): ModelEntry => ({ id, object: 'model', created, owned_by: 'switchboard' }),
@@ -143,7 +139,7 @@ export class Gateway {
 
   /** What is known of every deployment's health (the shared store's view; throws when it cannot be read). */
   health(): Promise<Map<string, DeploymentHealth>> {
-    return this.cooldowns.read();
+    return this.cooldowns.store.read();
   }
 
   /**
@@ -160,7 +156,7 @@ export class Gateway {
     call: (deployment: ResolvedModel, ctx: CallContext) => Promise<T>,
   ): Promise<{ deployment: ResolvedModel; value: T }> {
     const plan = this.routes.plan(model, kind);
-    const health = plan.some((target) => target.members.length > 1) ? await this.readHealth() : new Map();
+    const health = plan.some((target) => target.members.length > 1) ? await this.cooldowns.read() : new Map();
     const coolingFor = (id: string) => health.get(id)?.coolingForMs ?? 0;
     let failure: unknown;
     for (const target of plan) {
@@ -169,39 +165,15 @@ export class Gateway {
       for (const [i, deployment] of order.entries()) {
         try {
           const value = await call(deployment, i < order.length - 1 ? { ...ctx, maxRetries: 0 } : ctx);
-          if (coolingFor(deployment.id) > 0) void this.recover(deployment.id);
+          if (coolingFor(deployment.id) > 0) void this.cooldowns.recovered(deployment.id);
           return { deployment, value };
         } catch (err) {
           if (ctx.signal.aborted || !(err instanceof AppError) || !err.isRetryable) throw err;
-          await this.coolDown(deployment.id, err);
+          await this.cooldowns.failed(deployment.id, err);
           failure = err;
         }
       }
     }
     throw failure;
-  }
-
-  private async readHealth(): Promise<Map<string, DeploymentHealth>> {
-    if (this.cooldowns === this.local) return this.local.read();
-    try {
-      return await this.cooldowns.read();
-    } catch (err) {
-      this.onStoreError(err);
-      return this.local.read();
-    }
-  }
-
-  /** For its Retry-After, else the configured time, at most `maxMs`; awaited, so the next request anywhere sees it. */
-  private async coolDown(id: string, err: AppError): Promise<void> {
-    const ms = Math.min(err.retryAfterMs ?? this.cooldown.defaultMs, this.cooldown.maxMs);
-    if (ms <= 0) return;
-    const reason = `${err.status} ${err.code ?? err.type}: ${err.message}`.slice(0, 300);
-    await this.local.coolDown(id, ms, reason);
-    if (this.cooldowns !== this.local) await this.cooldowns.coolDown(id, ms, reason).catch(this.onStoreError);
-  }
-
-  private async recover(id: string): Promise<void> {
-    await this.local.recover(id);
-    if (this.cooldowns !== this.local) await this.cooldowns.recover(id).catch(this.onStoreError);
   }
 }

@@ -1,4 +1,4 @@
-import { type LocalServer, startOpenAIUpstream } from '@switchboard/testing';
+import { type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,9 +128,17 @@ describe('the response cache', () => {
     }
   });
 
-  it('answers without the cache, and routes without shared cooldowns, while Redis is away', async () => {
+  it('answers without the cache, and routes on its own view of cooldowns, while Redis is away', async () => {
+    const failing = await startLocalServer((_req, res) => sendJson(res, 503, { error: { message: 'down' } }));
     const away = await startGateway({
-      config: { providers: providers(upstream.url), cache: {}, routes: { pair: ['mock/gpt-4o', 'mock/gpt-4o-mini'] } },
+      config: {
+        providers: {
+          ...providers(upstream.url),
+          down: { type: 'openai', baseUrl: `${failing.url}/v1`, models: ['gpt-4o'], maxRetries: 0 },
+        },
+        cache: {},
+        routes: { pair: ['mock/gpt-4o', 'down/gpt-4o'] },
+      },
       env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
     });
     try {
@@ -138,8 +146,12 @@ describe('the response cache', () => {
       const { data, response } = await client.chat.completions.create({ ...question('no redis'), model: 'pair' }).withResponse();
       expect(data.choices[0]?.message.content).toBe('Upstream says: no redis');
       expect(response.headers.get('x-switchboard-cache')).toBe('miss');
+      for (let i = 0; i < 20; i++)
+        expect((await client.chat.completions.create({ ...question(`q${i}`, 0.5), model: 'pair' })).model).toBe('mock/gpt-4o');
+      expect(failing.requests.length).toBeLessThanOrEqual(1);
     } finally {
       await away.close();
+      await failing.close();
     }
   });
 });
