@@ -10,9 +10,11 @@ import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
+import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
 import { hooksRoutes } from './routes/hooks.js';
 import { modelsRoutes } from './routes/models.js';
+import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
 
 /** Routes behind API keys and the client rate limit: the facade and the operator's status. */
@@ -29,6 +31,8 @@ export function createApp(deps: AppDeps): Koa {
 
   const router = new Router();
   chatCompletionsRoutes(router, deps);
+  responsesRoutes(router, deps);
+  embeddingsRoutes(router, deps);
   modelsRoutes(router, deps);
   healthRoutes(router, deps);
   statusRoutes(router, deps);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
-import { createLogger, type Logger } from '@switchboard/logger';
+import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
@@ -12,11 +12,14 @@ import {
   quietErrors,
   RateLimiter,
   type Redis,
+  RedisCooldownStore,
+  ResponseCacheStore,
   redisReady,
   type StateKeys,
   stateKeys,
   WorkerRegistry,
 } from '@switchboard/state';
+import { ResponseCache } from './services/response-cache.js';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
 export interface AppDeps {
@@ -36,6 +39,8 @@ export interface AppDeps {
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
   workers: WorkerRegistry;
+  /** The response cache, when `cache` is configured. */
+  cache?: ResponseCache;
   version: string;
   startedAt: Date;
   /** Closes pools, the queue (if it was made) and Redis. */
@@ -49,7 +54,12 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
   const keys = stateKeys(settings.redisPrefix);
   let hub: Hub | undefined;
   const hooks = createHooks(settings.config.hooks);
-  const gateway = createGateway(settings);
+  // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
+  const gateway = createGateway(settings, {
+    cooldowns: new RedisCooldownStore(redis, keys),
+    onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
+  });
+  const cacheConfig = settings.config.cache;
   const channelStats = new ChannelStats(redis, keys);
   const sessions = new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds);
   return {
@@ -68,6 +78,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     rateLimiter: new RateLimiter(redis, keys),
     sessions,
     workers: new WorkerRegistry(redis, keys),
+    ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),
     version: readVersion(),
     startedAt: new Date(),
     async close() {

@@ -82,7 +82,14 @@ beforeAll(async () => {
     config: {
       defaultModel: 'mock/gpt-4o-mini',
       providers: {
-        mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY, models: ['gpt-4o-mini'], maxRetries: 0 },
+        mock: {
+          type: 'openai',
+          baseUrl: `${upstream.url}/v1`,
+          apiKey: PROVIDER_KEY,
+          models: ['gpt-4o-mini'],
+          embeddingModels: ['embed'],
+          maxRetries: 0,
+        },
         answers: { type: 'openai', baseUrl: `${hookModel.url}/v1`, apiKey: PROVIDER_KEY, models: ['gpt-4o-mini'] },
         gone: {
           type: 'openai',
@@ -220,6 +227,33 @@ describe('secrets', () => {
     const plain = await chat({ model: 'mock/gpt-4o-mini', messages: user });
     expect(plain.status).toBe(400);
     expect(leaked(plain.text)).toEqual([]);
+  });
+
+  it('keeps the provider key out of /v1/responses and /v1/embeddings answers to an upstream error echoing it', async () => {
+    upstream.handle((req, res) =>
+      sendJson(res, 400, { error: { message: `bad request for key ${req.headers.authorization?.slice(7)}`, type: 'x' } }),
+    );
+    const post = (path: string, body: unknown) =>
+      call('POST', path, { headers: { authorization: `Bearer ${CLIENT_KEY}` }, body: JSON.stringify(body) });
+    const answers = [
+      await post('/v1/responses', { model: 'mock/gpt-4o-mini', input: 'hi' }),
+      await post('/v1/responses', { model: 'mock/gpt-4o-mini', input: 'hi', stream: true }),
+      await post('/v1/embeddings', { model: 'mock/embed', input: 'hi' }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(400);
+      expect(res.json().error.message).toContain('bad request for key');
+      expect(leaked(res.text)).toEqual([]);
+    }
+  });
+
+  it('describes a model by id, by default and by bare name, and never the provider behind it', async () => {
+    for (const id of ['mock/gpt-4o-mini', 'default', 'm']) {
+      const res = await call('GET', `/v1/models/${id}`, { headers: { authorization: `Bearer ${CLIENT_KEY}` } });
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.json()).sort()).toEqual(['created', 'id', 'object', 'owned_by']);
+      expect(leaked(res.text)).toEqual([]);
+    }
   });
 
   it('shows no part of the provider key when a long upstream message echoing it is cut short', async () => {

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { toErrorResponse } from '@switchboard/protocol';
+import type { Logger } from '@switchboard/logger';
+import { isAbort } from '@switchboard/providers';
 
 /**
- * Server-Sent Events out: headers that stop proxies from buffering, one `data:` frame per
- * event as soon as it exists, back-pressure respected. JSON.stringify escapes CR and LF, so a
- * payload can never break a frame.
+ * Server-Sent Events out: headers that stop proxies from buffering, one frame per event as soon
+ * as it exists, back-pressure respected. JSON.stringify escapes CR and LF, so a payload can
+ * never break a frame; event names are this gateway's own constants.
  */
 export function openSse(res: ServerResponse): void {
   res.writeHead(200, {
@@ -19,27 +20,78 @@ export function openSse(res: ServerResponse): void {
 }
 
 /**
- * Writes one event. Writes made in the same tick (events that arrived in one upstream read) are
- * corked into one packet and sent at the end of that tick: nothing waits for later data.
+ * Writes one event (`event: <name>` first when named). Writes made in the same tick (events that
+ * arrived in one upstream read) are corked into one packet and sent at the end of that tick:
+ * nothing waits for later data.
  */
-export async function writeEvent(res: ServerResponse, data: unknown): Promise<void> {
+export async function writeEvent(res: ServerResponse, data: unknown, name?: string): Promise<void> {
   if (res.destroyed) return;
   if (!res.writableCorked) {
     res.cork();
     process.nextTick(() => res.uncork());
   }
-  if (!res.write(`data: ${JSON.stringify(data)}\n\n`)) {
+  if (!res.write(`${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`)) {
     await Promise.race([once(res, 'drain'), once(res, 'close')]);
   }
 }
 
-/** `[DONE]` and the end of the response. */
-export function endSse(res: ServerResponse): void {
-  if (!res.destroyed) res.end('data: [DONE]\n\n');
+/** How one kind of stream is framed. */
+export interface SseFormat<T> {
+  /** The `event:` name of each event (Responses streams name them; chat chunks are unnamed). */
+  name?: (event: T) => string;
+  /** Chat streams end with `data: [DONE]`; Responses streams just end. */
+  done: boolean;
+  /** The events that report `err` once the stream has begun (then the stream is closed). */
+  failure: (err: unknown) => T[];
 }
 
-/** An error after the stream began: one `data: {"error":…}` event, then the stream is closed. */
-export function failSse(res: ServerResponse, err: unknown): void {
-  if (res.destroyed) return;
-  res.end(`data: ${JSON.stringify(toErrorResponse(err).body)}\n\n`);
+export interface SendOptions<T> {
+  signal: AbortSignal;
+  requestId: string;
+  logger: Logger;
+  /** Sees each event as it is written (the response cache records them). */
+  onEvent?: (event: T) => void;
+}
+
+/**
+ * Opens the stream, writes `events` as they come and ends it. Resolves true when every event was
+ * sent; false when the client left (the upstream is aborted by the signal) or the stream broke,
+ * in which case the failure events are sent before the end.
+ */
+export async function sendEvents<T>(
+  res: ServerResponse,
+  events: AsyncIterable<T>,
+  format: SseFormat<T>,
+  options: SendOptions<T>,
+): Promise<boolean> {
+  openSse(res);
+  try {
+    for await (const event of events) {
+      options.onEvent?.(event);
+      await writeEvent(res, event, format.name?.(event));
+    }
+    const complete = !res.destroyed;
+    if (complete) res.end(format.done ? 'data: [DONE]\n\n' : undefined);
+    return complete;
+  } catch (err) {
+    if (options.signal.aborted && isAbort(err)) return false;
+    if (!isAbort(err)) options.logger.warn('stream failed', { request_id: options.requestId, error: (err as Error).message });
+    for (const event of format.failure(err)) await writeEvent(res, event, format.name?.(event));
+    if (!res.destroyed) res.end();
+    return false;
+  }
+}
+
+/** Sends stored events (a cache hit) as a stream, exactly as a live one is framed. */
+export function replayEvents<T>(
+  res: ServerResponse,
+  events: T[],
+  format: SseFormat<T>,
+  options: SendOptions<T>,
+): Promise<boolean> {
+  return sendEvents(res, fromArray(events), format, options);
+}
+
+async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
+  yield* items;
 }

@@ -1,9 +1,17 @@
 import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
-import { createLogger, type Logger } from '@switchboard/logger';
+import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { createGateway, type Gateway } from '@switchboard/providers';
-import { ChannelStats, createQueueRedis, quietErrors, type Redis, stateKeys, WorkerRegistry } from '@switchboard/state';
+import {
+  ChannelStats,
+  createQueueRedis,
+  quietErrors,
+  type Redis,
+  RedisCooldownStore,
+  stateKeys,
+  WorkerRegistry,
+} from '@switchboard/state';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -29,7 +37,12 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
   return {
     settings,
     logger,
-    gateway: createGateway(settings, { retries: false }),
+    // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
+    gateway: createGateway(settings, {
+      retries: false,
+      cooldowns: new RedisCooldownStore(redis, keys),
+      onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
+    }),
     redis,
     hub: createHub(redis, settings),
     hooks: createHooks(settings.config.hooks),

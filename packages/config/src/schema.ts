@@ -5,31 +5,116 @@ const providerName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'provider names are letters, digits, ".", "_" or "-" (no "/")');
 
-export const providerSchema = z.strictObject({
-  /** `openai`: any OpenAI-compatible server. `anthropic`: the Messages API. */
-  type: z.enum(['openai', 'anthropic']),
-  /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`, `https://api.anthropic.com`. */
-  baseUrl: z.url({ protocol: /^https?$/ }),
-  /** Sent as `Authorization: Bearer` (openai) or `x-api-key` (anthropic). Optional for local servers. */
-  apiKey: z.string().min(1).optional(),
-  /** The model names this provider serves; ids are `<provider>/<model>`. */
-  models: z.array(z.string().min(1)).min(1),
+/** Azure OpenAI's GA data-plane version; a deployment may need a newer one for new features. */
+export const AZURE_API_VERSION = '2024-10-21';
+
+export const providerSchema = z
+  .strictObject({
+    /**
+     * `openai`: any OpenAI-compatible server. `anthropic`: the Messages API. `azure`: Azure
+     * OpenAI (deployments, `api-key` header, `api-version`).
+     */
+    type: z.enum(['openai', 'anthropic', 'azure']),
+    /**
+     * e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`, `https://api.anthropic.com`,
+     * `https://my-resource.openai.azure.com`. Required, except for azure with `resource`.
+     */
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /** Azure only: the resource name, for `https://{resource}.openai.azure.com`. */
+    resource: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, 'an Azure resource name is letters, digits and "-"')
+      .optional(),
+    /** Sent as `Authorization: Bearer` (openai), `x-api-key` (anthropic) or `api-key` (azure). */
+    apiKey: z.string().min(1).optional(),
+    /** The chat model names this provider serves; ids are `<provider>/<model>`. @defaultValue [] */
+    models: z.array(z.string().min(1)).default([]),
+    /** The embedding model names it serves (POST /v1/embeddings); openai and azure only. @defaultValue [] */
+    embeddingModels: z.array(z.string().min(1)).default([]),
+    /**
+     * Time to the response headers, and for streams the longest silence between chunks.
+     * @defaultValue 60000
+     */
+    timeoutMs: z.int().min(1).max(3_600_000).default(60_000),
+    /** Extra headers sent upstream (e.g. OpenRouter's `HTTP-Referer`). */
+    headers: z.record(z.string(), z.string()).default({}),
+    /**
+     * Retries on connection errors, 408, 429 and 5xx, before the first byte reaches the client,
+     * with jittered exponential back-off that honours `Retry-After`. @defaultValue 2
+     */
+    maxRetries: z.int().min(0).max(10).default(2),
+    /** Anthropic only: the `anthropic-version` header. @defaultValue "2023-06-01" */
+    anthropicVersion: z.string().default('2023-06-01'),
+    /** Anthropic only: `max_tokens` sent when the request has none. @defaultValue 4096 */
+    defaultMaxTokens: z.int().min(1).default(4096),
+    /** Azure only: the `api-version` query parameter. @defaultValue "2024-10-21" */
+    apiVersion: z.string().min(1).default(AZURE_API_VERSION),
+    /** Azure only: model name → deployment name, for models deployed under another name. @defaultValue {} */
+    deployments: z.record(z.string(), z.string().min(1)).default({}),
+  })
+  .check((ctx) => {
+    const p = ctx.value;
+    const issue = (path: string, message: string) =>
+      ctx.issues.push({ code: 'custom', message, path: [path], input: p[path as keyof typeof p] });
+    if (p.models.length === 0 && p.embeddingModels.length === 0) issue('models', 'list at least one model (or embeddingModels)');
+    const both = p.embeddingModels.filter((model) => p.models.includes(model));
+    if (both.length) issue('embeddingModels', `a model is a chat or an embedding model, not both: ${both.join(', ')}`);
+    if (p.type === 'azure') {
+      if (!p.baseUrl === !p.resource) issue('baseUrl', 'an azure provider needs either resource or baseUrl (not both)');
+      const served = new Set([...p.models, ...p.embeddingModels]);
+      const unknown = Object.keys(p.deployments).filter((model) => !served.has(model));
+      if (unknown.length) issue('deployments', `maps models this provider does not list: ${unknown.join(', ')}`);
+    } else {
+      if (!p.baseUrl) issue('baseUrl', 'required');
+      if (p.resource) issue('resource', 'only azure providers have a resource');
+    }
+    if (p.type === 'anthropic' && p.embeddingModels.length) issue('embeddingModels', 'Anthropic serves no embedding models');
+  })
+  .transform(({ resource, baseUrl, ...rest }) => ({
+    ...rest,
+    baseUrl: baseUrl ?? `https://${resource}.openai.azure.com`,
+  }));
+
+/** One deployment of a route: a served model id, and its share of the traffic. */
+const routeDeploymentSchema = z.union([
+  z
+    .string()
+    .min(1)
+    .transform((model) => ({ model, weight: 1 })),
+  z.strictObject({
+    model: z.string().min(1),
+    /** Its share: twice the weight, twice the requests (among healthy deployments). @defaultValue 1 */
+    weight: z.number().positive().max(1_000_000).default(1),
+  }),
+]);
+
+export const cooldownSchema = z.strictObject({
+  /** How long a failing deployment is left alone when its answer names no `Retry-After`. @defaultValue 30000 */
+  defaultMs: z.int().min(0).max(3_600_000).default(30_000),
+  /** The longest cooldown, whatever `Retry-After` asks for. @defaultValue 300000 */
+  maxMs: z.int().min(0).max(86_400_000).default(300_000),
+});
+
+export const cacheSchema = z.strictObject({
+  /** How long an answer is kept. @defaultValue 3600 */
+  ttlSeconds: z
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(3600),
   /**
-   * Time to the response headers, and for streams the longest silence between chunks.
-   * @defaultValue 60000
+   * `temperature-zero`: only requests with `temperature: 0` are cached (their answer is meant to
+   * be the same each time). `all`: every request, whatever its temperature. @defaultValue "temperature-zero"
    */
-  timeoutMs: z.int().min(1).max(3_600_000).default(60_000),
-  /** Extra headers sent upstream (e.g. OpenRouter's `HTTP-Referer`). */
-  headers: z.record(z.string(), z.string()).default({}),
-  /**
-   * Retries on connection errors, 408, 429 and 5xx, before the first byte reaches the client,
-   * with jittered exponential back-off that honours `Retry-After`. @defaultValue 2
-   */
-  maxRetries: z.int().min(0).max(10).default(2),
-  /** Anthropic only: the `anthropic-version` header. @defaultValue "2023-06-01" */
-  anthropicVersion: z.string().default('2023-06-01'),
-  /** Anthropic only: `max_tokens` sent when the request has none. @defaultValue 4096 */
-  defaultMaxTokens: z.int().min(1).default(4096),
+  policy: z.enum(['temperature-zero', 'all']).default('temperature-zero'),
+  /** true: API keys share one cache; otherwise each key (each `name`) has its own. @defaultValue false */
+  shareAcrossKeys: z.boolean().default(false),
+  /** Answers larger than this (as JSON) are not stored. @defaultValue 1048576 */
+  maxEntryBytes: z
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
 });
 
 export const sessionsSchema = z.strictObject({
@@ -140,8 +225,22 @@ export const configSchema = z.strictObject({
   /** Per API key (per client IP when no keys are configured), shared through Redis. */
   rateLimit: rateLimitSchema.optional(),
   limits: limitsSchema.default(limitsSchema.parse({})),
-  /** `{ "<model id>": ["<model id>", …] }`: who serves a request when a model still fails after its retries. */
+  /** `{ "<model id or route>": ["<model id or route>", …] }`: who serves a request when a model still fails after its retries. */
   fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
+  /**
+   * Load balancing: `{ "<name>": [{ "model": "<model id>", "weight": 2 }, "<model id>", …] }`. A
+   * request for `<name>` goes to one of its healthy deployments, by weight.
+   */
+  routes: z
+    .record(
+      z.string().regex(/^[^\s]{1,200}$/, 'route names have no spaces'),
+      z.array(routeDeploymentSchema).min(1, 'a route needs at least one deployment'),
+    )
+    .default({}),
+  /** How long a deployment that answered 429, 5xx or not at all is left alone, across all processes. */
+  cooldown: cooldownSchema.default(cooldownSchema.parse({})),
+  /** The response cache (opt-in: off unless this key is present). */
+  cache: cacheSchema.optional(),
   /**
    * Behind a reverse proxy: take the client IP (for per-IP rate limits) from `X-Forwarded-For`.
    * Only turn on when every request comes through a proxy that sets it. @defaultValue false
@@ -152,6 +251,9 @@ export const configSchema = z.strictObject({
 });
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
+export type RoutesConfig = z.infer<typeof configSchema>['routes'];
+export type CooldownConfig = z.infer<typeof cooldownSchema>;
+export type CacheConfig = z.infer<typeof cacheSchema>;
 export type SessionsConfig = z.infer<typeof sessionsSchema>;
 export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
 export type LimitsConfig = z.infer<typeof limitsSchema>;

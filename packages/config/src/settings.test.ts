@@ -108,4 +108,97 @@ describe('loadSettings', () => {
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadSettings({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
   });
+
+  it('reads an azure provider from its resource name or its baseUrl, with api-version and deployments', () => {
+    const azure = { type: 'azure', apiKey: 'azure-key-123', models: ['gpt-4o'], deployments: { 'gpt-4o': 'prod' } };
+    const byResource = loadSettings({
+      SWITCHBOARD_CONFIG: file('azure1.json', JSON.stringify({ providers: { az: { ...azure, resource: 'my-res' } } })),
+    });
+    expect(byResource.config.providers.az).toMatchObject({
+      baseUrl: 'https://my-res.openai.azure.com',
+      apiVersion: '2024-10-21',
+      deployments: { 'gpt-4o': 'prod' },
+    });
+    const byUrl = loadSettings({
+      SWITCHBOARD_CONFIG: file(
+        'azure2.json',
+        JSON.stringify({ providers: { az: { ...azure, baseUrl: 'http://127.0.0.1:9', apiVersion: '2025-01-01' } } }),
+      ),
+    });
+    expect(byUrl.config.providers.az).toMatchObject({ baseUrl: 'http://127.0.0.1:9', apiVersion: '2025-01-01' });
+  });
+
+  it('reads routes (entries as objects or bare model ids), cooldown and an opt-in cache with their defaults', () => {
+    const path = file(
+      'routes.json',
+      JSON.stringify({
+        providers: { p: { type: 'openai', baseUrl: 'http://x', models: ['m'], embeddingModels: ['e'] } },
+        routes: { fast: [{ model: 'p/m', weight: 2 }, 'q/m'] },
+        cache: {},
+      }),
+    );
+    const { config } = loadSettings({ SWITCHBOARD_CONFIG: path });
+    expect(config.routes.fast).toEqual([
+      { model: 'p/m', weight: 2 },
+      { model: 'q/m', weight: 1 },
+    ]);
+    expect(config.cooldown).toEqual({ defaultMs: 30_000, maxMs: 300_000 });
+    expect(config.cache).toEqual({
+      ttlSeconds: 3600,
+      policy: 'temperature-zero',
+      shareAcrossKeys: false,
+      maxEntryBytes: 1_048_576,
+    });
+    expect(loadSettings({}).config.cache).toBeUndefined();
+  });
+
+  it.each([
+    ['an azure provider with neither resource nor baseUrl', { type: 'azure', models: ['m'] }, /providers\.p\.baseUrl/],
+    [
+      'an azure provider with both',
+      { type: 'azure', resource: 'r', baseUrl: 'http://x', models: ['m'] },
+      /providers\.p\.baseUrl/,
+    ],
+    [
+      'a resource on an openai provider',
+      { type: 'openai', resource: 'r', baseUrl: 'http://x', models: ['m'] },
+      /providers\.p\.resource/,
+    ],
+    [
+      'embedding models on anthropic',
+      { type: 'anthropic', baseUrl: 'http://x', models: ['m'], embeddingModels: ['e'] },
+      /embeddingModels/,
+    ],
+    ['a model in both lists', { type: 'openai', baseUrl: 'http://x', models: ['m'], embeddingModels: ['m'] }, /embeddingModels/],
+    [
+      'a deployment for a model not listed',
+      { type: 'azure', resource: 'r', models: ['m'], deployments: { n: 'd' } },
+      /deployments/,
+    ],
+  ])('stops with a message naming the key for %s', (_name, provider, pattern) => {
+    const path = file(`bad-provider-${Math.random()}.json`, JSON.stringify({ providers: { p: provider } }));
+    expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(pattern);
+  });
+
+  it('serves a provider with only embedding models', () => {
+    const path = file(
+      'embed-only.json',
+      JSON.stringify({ providers: { p: { type: 'openai', baseUrl: 'http://x', embeddingModels: ['e'] } } }),
+    );
+    const settings = loadSettings({ SWITCHBOARD_CONFIG: path });
+    expect(settings.config.providers.p?.models).toEqual([]);
+    expect(settings.defaultModel).toBe('local/echo');
+  });
+
+  it('loads config/switchboard.example.yaml as shipped', () => {
+    const example = new URL('../../../config/switchboard.example.yaml', import.meta.url).pathname;
+    const settings = loadSettings({
+      SWITCHBOARD_CONFIG: example,
+      OPENAI_API_KEY: 'sk-example',
+      ANTHROPIC_API_KEY: 'sk-ant-example',
+      SUPPORT_HOOK_TOKEN: 'support-token-123',
+    });
+    expect(settings.config.routes.fast).toHaveLength(2);
+    expect(settings.config.cache?.ttlSeconds).toBe(3600);
+  });
 });

@@ -1,2 +1,3 @@
 export * from './logger.js';
 export * from './redact.js';
+export * from './throttled-warning.js';

@@ -8,6 +8,16 @@ export function completionId(): string {
   return `chatcmpl-${randomUUID().replaceAll('-', '')}`;
 }
 
+/** `resp_…`: a Responses API response. */
+export function responseId(): string {
+  return `resp_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** An output item's id: `msg_…` for a message, `fc_…` for a function call. */
+export function itemId(prefix: 'msg' | 'fc'): string {
+  return `${prefix}_${randomUUID().replaceAll('-', '')}`;
+}
+
 export function unixSeconds(date = Date.now()): number {
   return Math.floor(date / 1000);
 }

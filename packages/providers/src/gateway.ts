@@ -1,17 +1,26 @@
+import type { CooldownConfig, RoutesConfig } from '@switchboard/config';
 import {
   AppError,
   type ChatCompletion,
   type ChatCompletionChunk,
   type ChatCompletionRequest,
-  type ChunkChoice,
   completionId,
+  type EmbeddingsRequest,
+  type EmbeddingsResponse,
+  encodeEmbedding,
+  type ModelEntry,
+  type ModelList,
   messageText,
-  type Usage,
   unixSeconds,
 } from '@switchboard/protocol';
-import type { CallContext, ProviderChunk } from './provider.js';
-import type { ModelRegistry, ResolvedModel } from './registry.js';
-import { countPromptTokens, countText, makeUsage } from './usage.js';
+import { normalizeStream } from './normalize-stream.js';
+import type { CallContext } from './provider.js';
+import type { ModelKind, ModelRegistry, ResolvedModel } from './registry.js';
+import type { CooldownStore, DeploymentHealth } from './routing/cooldown-store.js';
+import { Cooldowns } from './routing/cooldowns.js';
+import { orderDeployments } from './routing/order-deployments.js';
+import { RouteTable } from './routing/route-table.js';
+import { countEmbeddingInput, countPromptTokens, countText, makeUsage } from './usage.js';
 
 export interface CompletionStream {
   id: string;
@@ -19,53 +28,68 @@ export interface CompletionStream {
   chunks: AsyncIterable<ChatCompletionChunk>;
 }
 
+export interface GatewayOptions {
+  /** `{ "<name>": [{ model, weight }] }`: names served by several deployments. */
+  routes?: RoutesConfig;
+  /**
+   * `{ "<model or route>": ["<model or route>", …] }`: when a target still fails (429, 5xx,
+   * unreachable, time-out), the next one in its chain serves the request. Checked at start-up.
+   */
+  fallbacks?: Record<string, string[]>;
+  /** How long a failing deployment is left alone. @defaultValue 30 s without Retry-After, at most 5 min */
+  cooldown?: CooldownConfig;
+  /** Where cooldowns are shared. @defaultValue this process's memory only */
+  cooldowns?: CooldownStore;
+  /** Told when the shared store fails; the gateway then goes on with this process's own knowledge. */
+  onStoreError?: (err: unknown) => void;
+  /** @defaultValue Math.random */
+  random?: () => number;
+}
+
 /**
- * The chat-completions service both apps use: resolves the model, calls its provider, and
- * stamps one `id`, `created` and `model` on the answer; usage is the upstream's, else counted.
+ * The service both apps use for model calls: resolves the name (route, model, `default`), picks
+ * a healthy deployment, calls its provider, moves on to the next deployment and then the
+ * fallbacks when one fails in a way another could cure, and stamps one `id`, `created` and
+ * `model` on the answer; usage is the upstream's, else counted.
  */
 export class Gateway {
-  private readonly chains = new Map<string, ResolvedModel[]>();
+  readonly routes: RouteTable;
+  /** GET /v1/models: every deployment, then the routes (owned by `switchboard`). */
+  readonly modelList: ModelList;
+  private readonly cooldowns: Cooldowns;
+  private readonly random: () => number;
 
-  /**
-   * @param fallbacks `{ "<model id>": ["<model id>", …] }`: when a model still fails after its
-   * retries (429, 5xx, unreachable, time-out), the next one in its chain serves the request.
-   * Every id must be served, or this throws at start-up.
-   */
   constructor(
     readonly registry: ModelRegistry,
-    fallbacks: Record<string, string[]> = {},
+    options: GatewayOptions = {},
   ) {
-    for (const [model, chain] of Object.entries(fallbacks)) {
-      const first = registry.resolve(model);
-      this.chains.set(first.id, [first, ...chain.map((id) => registry.resolve(id))]);
-    }
+    this.routes = new RouteTable(registry, options.routes, options.fallbacks);
+    const cooldown = options.cooldown ?? { defaultMs: 30_000, maxMs: 300_000 };
+    this.cooldowns = new Cooldowns(cooldown, options.cooldowns, options.onStoreError ?? (() => {}));
+    this.random = options.random ?? Math.random;
+    const created = unixSeconds();
+    const routeEntries = this.routes.routeNames.map(
+      (id): ModelEntry => ({ id, object: 'model', created, owned_by: 'switchboard' }),
+    );
+    this.modelList = { object: 'list', data: [...registry.entries, ...routeEntries] };
   }
 
-  /** The model and its fallbacks, in order. */
-  private candidates(model: string): ResolvedModel[] {
-    const first = this.registry.resolve(model);
-    return this.chains.get(first.id) ?? [first];
-  }
-
-  /** Runs `call` on each candidate until one succeeds; only failures a retry could cure move on. */
-  private async withFallbacks<T>(model: string, ctx: CallContext, call: (target: ResolvedModel) => Promise<T>): Promise<T> {
-    const candidates = this.candidates(model);
-    for (let i = 0; ; i++) {
-      const target = candidates[i]!;
-      try {
-        return await call(target);
-      } catch (err) {
-        const last = i === candidates.length - 1;
-        if (last || ctx.signal.aborted || !(err instanceof AppError) || !err.isRetryable) throw err;
-      }
+  /** GET /v1/models/{id}: the list entry `id` names (`default` and bare names too); 404 when none. */
+  describeModel(id: string): ModelEntry {
+    let name: string;
+    try {
+      name = this.routes.target(id, 'chat').name;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'model_not_supported') throw err;
+      name = this.routes.target(id, 'embedding').name;
     }
+    return this.modelList.data.find((m) => m.id === name)!;
   }
 
   async complete(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion> {
-    const { target, answer } = await this.withFallbacks(request.model, ctx, async (target) => ({
-      target,
-      answer: await target.provider.complete(request, target.upstreamModel, ctx),
-    }));
+    const { deployment, value: answer } = await this.run(request.model, 'chat', ctx, (d, c) =>
+      d.provider.complete(request, d.upstreamModel, c),
+    );
     const usage =
       answer.usage ??
       makeUsage(
@@ -77,7 +101,7 @@ export class Gateway {
       id: completionId(),
       object: 'chat.completion',
       created: unixSeconds(),
-      model: target.id,
+      model: deployment.id,
       choices: answer.choices,
       usage,
     };
@@ -85,62 +109,71 @@ export class Gateway {
 
   /** Resolves once the upstream has accepted the request; chunks then flow as they arrive. */
   async stream(request: ChatCompletionRequest, ctx: CallContext): Promise<CompletionStream> {
-    const { target, upstream } = await this.withFallbacks(request.model, ctx, async (target) => ({
-      target,
-      upstream: await target.provider.stream(request, target.upstreamModel, ctx),
-    }));
-    const id = completionId();
-    return { id, model: target.id, chunks: normalizeStream(upstream, request, { id, model: target.id, created: unixSeconds() }) };
-  }
-}
-
-/**
- * Makes any provider's chunks a well-formed OpenAI stream: the first delta of each choice
- * carries `role`, every choice ends with a `finish_reason`, and with
- * `stream_options.include_usage` a last chunk holds `choices: []` and the usage.
- */
-async function* normalizeStream(
-  upstream: AsyncIterable<ProviderChunk>,
-  request: ChatCompletionRequest,
-  head: { id: string; model: string; created: number },
-): AsyncGenerator<ChatCompletionChunk> {
-  const started = new Set<number>();
-  const finished = new Set<number>();
-  const wantsUsage = request.stream_options?.include_usage === true;
-  let usage: Usage | null = null;
-  let text = ''; // kept only to count usage the upstream did not report
-  const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    choices,
-  });
-
-  for await (const piece of upstream) {
-    if (piece.usage) usage = piece.usage;
-    if (piece.choices.length === 0) continue;
-    const choices = piece.choices.map((choice) => {
-      if (wantsUsage && typeof choice.delta.content === 'string') text += choice.delta.content;
-      if (choice.finish_reason) finished.add(choice.index);
-      if (started.has(choice.index)) return choice;
-      started.add(choice.index);
-      return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
-    });
-    yield chunk(choices);
-  }
-
-  const open = [...(started.size ? started : [0])].filter((index) => !finished.has(index));
-  if (open.length) {
-    yield chunk(
-      open.map((index) => ({
-        index,
-        delta: started.has(index) ? {} : { role: 'assistant' as const, content: '' },
-        finish_reason: 'stop',
-      })),
+    const { deployment, value: upstream } = await this.run(request.model, 'chat', ctx, (d, c) =>
+      d.provider.stream(request, d.upstreamModel, c),
     );
+    const id = completionId();
+    const head = { id, model: deployment.id, created: unixSeconds() };
+    return { id, model: deployment.id, chunks: normalizeStream(upstream, request, head) };
   }
-  if (wantsUsage) {
-    yield { ...chunk([]), usage: usage ?? makeUsage(countPromptTokens(request.messages), countText(text)) };
+
+  /** Embeddings as floats or base64 (encoded here, whatever the upstream sends); usage counted when not reported. */
+  async embed(request: EmbeddingsRequest, ctx: CallContext): Promise<EmbeddingsResponse> {
+    const { deployment, value } = await this.run(request.model, 'embedding', ctx, (d, c) => {
+      if (!d.provider.embed) throw new Error(`provider ${d.provider.name} lists embedding models but cannot embed`);
+      return d.provider.embed(request, d.upstreamModel, c);
+    });
+    const base64 = request.encoding_format === 'base64';
+    const promptTokens = value.promptTokens ?? countEmbeddingInput(request.input);
+    return {
+      object: 'list',
+      data: value.vectors.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        embedding: base64 ? encodeEmbedding(vector) : vector,
+      })),
+      model: deployment.id,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    };
+  }
+
+  /** What is known of every deployment's health (the shared store's view; throws when it cannot be read). */
+  health(): Promise<Map<string, DeploymentHealth>> {
+    return this.cooldowns.store.read();
+  }
+
+  /**
+   * Tries the plan's targets in order, and within a route its deployments (healthy ones by
+   * weight, else the first to recover). A failure another deployment could cure (429, 5xx,
+   * time-out, unreachable) cools that deployment down for everyone sharing the store and moves
+   * on; anything else, or a client that hung up, ends the request. A deployment with another
+   * of its route still to try makes one attempt: the next deployment is its retry.
+   */
+  private async run<T>(
+    model: string,
+    kind: ModelKind,
+    ctx: CallContext,
+    call: (deployment: ResolvedModel, ctx: CallContext) => Promise<T>,
+  ): Promise<{ deployment: ResolvedModel; value: T }> {
+    const plan = this.routes.plan(model, kind);
+    const health = plan.some((target) => target.members.length > 1) ? await this.cooldowns.read() : new Map();
+    const coolingFor = (id: string) => health.get(id)?.coolingForMs ?? 0;
+    let failure: unknown;
+    for (const target of plan) {
+      const members = target.members.map((m) => ({ id: m.model.id, weight: m.weight, value: m.model }));
+      const order = orderDeployments(members, coolingFor, this.random);
+      for (const [i, deployment] of order.entries()) {
+        try {
+          const value = await call(deployment, i < order.length - 1 ? { ...ctx, maxRetries: 0 } : ctx);
+          if (coolingFor(deployment.id) > 0) void this.cooldowns.recovered(deployment.id);
+          return { deployment, value };
+        } catch (err) {
+          if (ctx.signal.aborted || !(err instanceof AppError) || !err.isRetryable) throw err;
+          await this.cooldowns.failed(deployment.id, err);
+          failure = err;
+        }
+      }
+    }
+    throw failure;
   }
 }

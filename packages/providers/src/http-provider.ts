@@ -10,56 +10,65 @@ export type EventReader = (event: SseEvent) => ProviderChunk | 'done' | null;
 /**
  * What every HTTP upstream shares: one keep-alive pool, retries and error mapping (postJson),
  * JSON answers, and SSE streams read to the end so the connection returns to the pool. A
- * provider supplies only its wire format: the request body, the response, the stream events.
+ * provider supplies only its wire format: the URL, the request body, the response, the stream events.
  */
 export abstract class HttpProvider implements Provider {
   readonly models: readonly string[];
+  readonly embeddingModels: readonly string[];
   private readonly pool = createPool();
   protected readonly target: UpstreamTarget;
 
   constructor(
     readonly name: string,
     config: ProviderConfig,
-    private readonly url: string,
     private readonly headers: Record<string, string>,
+    mapError?: UpstreamTarget['mapError'],
   ) {
     this.models = config.models;
+    this.embeddingModels = config.embeddingModels;
     this.target = {
       name,
       timeoutMs: config.timeoutMs,
       maxRetries: config.maxRetries,
       secrets: config.apiKey ? [config.apiKey] : [],
+      ...(mapError ? { mapError } : {}),
     };
   }
 
+  /** Where chat requests for `upstreamModel` go. */
+  protected abstract chatUrl(upstreamModel: string): string;
   protected abstract requestBody(request: ChatCompletionRequest, upstreamModel: string, stream: boolean): unknown;
-  protected abstract parseResponse(json: unknown): ProviderCompletion;
-  /** A reader for one stream (it may keep state across events). */
-  protected abstract eventReader(): EventReader;
+  protected abstract parseResponse(json: unknown, request: ChatCompletionRequest): ProviderCompletion;
+  /** A reader for one stream of `request` (it may keep state across events). */
+  protected abstract eventReader(request: ChatCompletionRequest): EventReader;
 
   async complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion> {
-    const response = await this.post(this.requestBody(request, upstreamModel, false), ctx);
-    let json: unknown;
-    try {
-      json = JSON.parse(await readText(response.body));
-    } catch (err) {
-      if (err instanceof SyntaxError) {
-        throw upstreamError(`Upstream '${this.name}' returned a body that is not JSON.`, 'upstream_invalid_response');
-      }
-      throw transportError(this.target, err);
-    }
-    return this.parseResponse(json);
+    const json = await this.postForJson(this.chatUrl(upstreamModel), this.requestBody(request, upstreamModel, false), ctx);
+    return this.parseResponse(json, request);
   }
 
   async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>> {
-    const response = await this.post(this.requestBody(request, upstreamModel, true), ctx);
+    const response = await this.post(this.chatUrl(upstreamModel), this.requestBody(request, upstreamModel, true), ctx);
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
       // dump(), not destroy(): destroy() would leave an 'aborted' error event with no listener.
       await response.body.dump().catch(() => {});
       throw upstreamError(`Upstream '${this.name}' did not answer with an event stream.`, 'upstream_invalid_response');
     }
-    return this.readStream(response.body, this.eventReader());
+    return this.readStream(response.body, this.eventReader(request));
+  }
+
+  /** POSTs `body` to `url` and reads the answer as JSON (502 when it is not). */
+  protected async postForJson(url: string, body: unknown, ctx: CallContext): Promise<unknown> {
+    const response = await this.post(url, body, ctx);
+    try {
+      return JSON.parse(await readText(response.body));
+    } catch (err) {
+      if (err instanceof SyntaxError) {
+        throw upstreamError(`Upstream '${this.name}' returned a body that is not JSON.`, 'upstream_invalid_response');
+      }
+      throw transportError(this.target, err);
+    }
   }
 
   private async *readStream(
@@ -83,8 +92,12 @@ export abstract class HttpProvider implements Provider {
     if (!done) throw upstreamError(`Upstream '${this.name}' ended the stream before it was complete.`, 'upstream_stream_broken');
   }
 
-  private post(body: unknown, ctx: CallContext) {
-    return postJson(this.target, { dispatcher: this.pool, url: this.url, headers: this.headers, body, signal: ctx.signal });
+  private post(url: string, body: unknown, ctx: CallContext) {
+    const target =
+      ctx.maxRetries !== undefined && ctx.maxRetries < this.target.maxRetries
+        ? { ...this.target, maxRetries: ctx.maxRetries }
+        : this.target;
+    return postJson(target, { dispatcher: this.pool, url, headers: this.headers, body, signal: ctx.signal });
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,10 @@
+export * from './create-gateway.js';
 export * from './gateway.js';
-export type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
+export type { CallContext, Provider, ProviderChunk, ProviderCompletion, ProviderEmbeddings } from './provider.js';
 export * from './registry.js';
+export * from './responses/index.js';
+export * from './routing/cooldown-store.js';
+export type { RouteMember, Target } from './routing/route-table.js';
 export { parseSse, type SseEvent } from './sse-parser.js';
 export { isAbort } from './upstream-http.js';
 export { countPromptTokens, countText, warmTokenizer } from './usage.js';

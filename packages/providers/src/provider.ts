@@ -1,10 +1,15 @@
-import type { ChatCompletionChoice, ChatCompletionRequest, ChunkChoice, Usage } from '@switchboard/protocol';
+import type { ChatCompletionChoice, ChatCompletionRequest, ChunkChoice, EmbeddingsRequest, Usage } from '@switchboard/protocol';
 
 /** What every call to an upstream carries. */
 export interface CallContext {
   /** Aborted when the client hangs up: the upstream request is cancelled at once. */
   signal: AbortSignal;
   requestId: string;
+  /**
+   * At most this many retries on this call, below the provider's own `maxRetries`: the gateway
+   * sets 0 when another deployment of a route can take the request instead.
+   */
+  maxRetries?: number;
 }
 
 /** A provider's answer before the gateway stamps `id`, `created` and `model` on it. */
@@ -20,15 +25,25 @@ export interface ProviderChunk {
   usage?: Usage | null;
 }
 
+/** One vector per input, in input order, as floats. */
+export interface ProviderEmbeddings {
+  vectors: number[][];
+  /** The upstream's count of input tokens, when it sent one. */
+  promptTokens?: number | null;
+}
+
 export interface Provider {
   /** The `<provider>` part of model ids; also `owned_by`. */
   readonly name: string;
   readonly models: readonly string[];
+  /** Models served by `embed`; empty for providers without embeddings. */
+  readonly embeddingModels: readonly string[];
   complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion>;
   /**
    * Resolves once the upstream has accepted the request (status 200 and headers received), so
    * that failures before the first byte still become a proper HTTP error for the client.
    */
   stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>>;
+  embed?(request: EmbeddingsRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderEmbeddings>;
   close(): Promise<void>;
 }

@@ -1,54 +1,86 @@
 import type { Settings } from '@switchboard/config';
-import { type ModelList, modelNotFound, unixSeconds } from '@switchboard/protocol';
+import { invalidRequest, type ModelEntry, modelNotFound, unixSeconds } from '@switchboard/protocol';
 import { AnthropicProvider } from './anthropic/index.js';
-import { Gateway } from './gateway.js';
+import { AzureProvider } from './azure/index.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
-import { warmTokenizer } from './usage.js';
+
+/** Chat models answer /v1/chat/completions and /v1/responses; embedding models /v1/embeddings. */
+export type ModelKind = 'chat' | 'embedding';
 
 export interface ResolvedModel {
-  /** `<provider>/<model>`, as the response's `model` names it. */
+  /** `<provider>/<model>`, as the response's `model` names it: one deployment. */
   id: string;
   provider: Provider;
   /** The name the upstream knows the model by. */
   upstreamModel: string;
+  kind: ModelKind;
 }
 
 /**
  * Which provider serves which model id. Built once at start-up; `resolve` is a map look-up.
  * Ids split on the first `/` (`openrouter/meta/llama-3` is provider `openrouter`, model
- * `meta/llama-3`); `default` is the configured default model; a bare model name works when
- * exactly one provider lists it.
+ * `meta/llama-3`); a bare model name works when exactly one provider lists it. `default` and
+ * route names are the Gateway's (route-table.ts).
  */
 export class ModelRegistry {
   private readonly byId = new Map<string, ResolvedModel>();
   private readonly byBareName = new Map<string, ResolvedModel | null>();
   readonly providers: readonly Provider[];
-  readonly modelList: ModelList;
+  /** Every deployment, chat models first, in configuration order. */
+  readonly models: readonly ResolvedModel[];
+  readonly entries: readonly ModelEntry[];
 
-  constructor(providers: Provider[], defaultModel: string) {
+  constructor(
+    providers: Provider[],
+    /** The model or route `default` stands for. */
+    readonly defaultModel: string,
+  ) {
     this.providers = providers;
     const created = unixSeconds();
-    const data: ModelList['data'] = [];
-    for (const provider of providers) {
-      for (const upstreamModel of provider.models) {
-        const entry: ResolvedModel = { id: `${provider.name}/${upstreamModel}`, provider, upstreamModel };
-        this.byId.set(entry.id, entry);
-        this.byBareName.set(upstreamModel, this.byBareName.has(upstreamModel) ? null : entry);
-        data.push({ id: entry.id, object: 'model', created, owned_by: provider.name });
+    const models: ResolvedModel[] = [];
+    for (const kind of ['chat', 'embedding'] as const) {
+      for (const provider of providers) {
+        for (const upstreamModel of kind === 'chat' ? provider.models : provider.embeddingModels) {
+          const entry: ResolvedModel = { id: `${provider.name}/${upstreamModel}`, provider, upstreamModel, kind };
+          if (this.byId.has(entry.id)) continue; // listed twice: the first wins
+          this.byId.set(entry.id, entry);
+          const bare = `${kind}:${upstreamModel}`;
+          this.byBareName.set(bare, this.byBareName.has(bare) ? null : entry);
+          models.push(entry);
+        }
       }
     }
-    this.modelList = { object: 'list', data };
-    const fallback = this.byId.get(defaultModel);
-    if (!fallback) throw new Error(`defaultModel '${defaultModel}' is not served by any configured provider`);
-    this.byId.set('default', fallback);
+    this.models = models;
+    this.entries = models.map((m) => ({ id: m.id, object: 'model', created, owned_by: m.provider.name }));
   }
 
-  resolve(model: string): ResolvedModel {
-    const found = this.byId.get(model) ?? this.byBareName.get(model);
-    if (!found) throw modelNotFound(model);
-    return found;
+  /** Whether `id` is exactly a served model's `<provider>/<model>`. */
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** The deployment `model` names; 404 when none, 400 when it is a model of the other kind. */
+  resolve(model: string, kind: ModelKind = 'chat'): ResolvedModel {
+    const found = this.find(model, kind);
+    if (found) return found;
+    const other = this.find(model, kind === 'chat' ? 'embedding' : 'chat');
+    if (other) {
+      const is = other.kind === 'chat' ? 'a chat model' : 'an embedding model';
+      throw invalidRequest(
+        `The model '${other.id}' is ${is}; it is not served on this endpoint.`,
+        'model',
+        'model_not_supported',
+      );
+    }
+    throw modelNotFound(model);
+  }
+
+  private find(model: string, kind: ModelKind): ResolvedModel | undefined {
+    const byId = this.byId.get(model);
+    if (byId) return byId.kind === kind ? byId : undefined;
+    return this.byBareName.get(`${kind}:${model}`) ?? undefined;
   }
 
   async close(): Promise<void> {
@@ -56,7 +88,7 @@ export class ModelRegistry {
   }
 }
 
-export interface GatewayOptions {
+export interface RegistryOptions {
   /**
    * false: each provider makes one attempt per call and the caller owns retries — the worker,
    * whose job attempts are the one retry loop around a hook message. @defaultValue true
@@ -65,18 +97,14 @@ export interface GatewayOptions {
 }
 
 /** Every configured provider plus the built-in `local` (which a configured `local` replaces). */
-export function createRegistry(settings: Settings, options: GatewayOptions = {}): ModelRegistry {
+export function createRegistry(settings: Settings, options: RegistryOptions = {}): ModelRegistry {
   const providers: Provider[] = [];
   if (!settings.config.providers.local) providers.push(new LocalProvider());
   for (const [name, configured] of Object.entries(settings.config.providers)) {
     const config = options.retries === false ? { ...configured, maxRetries: 0 } : configured;
-    providers.push(config.type === 'anthropic' ? new AnthropicProvider(name, config) : new OpenAIProvider(name, config));
+    if (config.type === 'anthropic') providers.push(new AnthropicProvider(name, config));
+    else if (config.type === 'azure') providers.push(new AzureProvider(name, config));
+    else providers.push(new OpenAIProvider(name, config));
   }
   return new ModelRegistry(providers, settings.defaultModel);
-}
-
-/** The registry and the gateway over it, with the configured fallbacks; loads the tokenizer now, not on the first request. */
-export function createGateway(settings: Settings, options: GatewayOptions = {}): Gateway {
-  warmTokenizer();
-  return new Gateway(createRegistry(settings, options), settings.config.fallbacks);
 }

@@ -23,6 +23,8 @@ export interface UpstreamTarget {
   maxRetries: number;
   /** Values to cut out of any upstream text shown to a client. */
   secrets: readonly string[];
+  /** A provider's own reading of an error answer (Azure's content filter…); undefined: statusError's. */
+  mapError?: (status: number, text: string, retryAfter: string | undefined) => AppError | undefined;
 }
 
 export function createPool(): Agent {
@@ -70,7 +72,10 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
     const text = await readText(response.body, 64 * 1024).catch(() => '');
     const retryAfter = firstHeader(response.headers['retry-after']);
     const delay = isRetryableStatus(response.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
-    if (delay === null) throw statusError(target, response.statusCode, text, retryAfter);
+    if (delay === null)
+      throw (
+        target.mapError?.(response.statusCode, text, retryAfter) ?? statusError(target, response.statusCode, text, retryAfter)
+      );
     await sleep(delay, options.signal);
   }
 }

@@ -1,4 +1,4 @@
-import { type ChatMessage, messageText, type Usage } from '@switchboard/protocol';
+import { type ChatMessage, type EmbeddingsRequest, messageText, type Usage } from '@switchboard/protocol';
 import { countTokens } from 'gpt-tokenizer';
 
 /**
@@ -14,6 +14,14 @@ export function countPromptTokens(messages: readonly ChatMessage[]): number {
   for (const message of messages) {
     total += 3 + countText(messageText(message.content)) + (message.name ? countText(message.name) + 1 : 0);
   }
+  return total;
+}
+
+/** Input tokens of an embeddings request: strings counted, token arrays as they are. */
+export function countEmbeddingInput(input: EmbeddingsRequest['input']): number {
+  if (typeof input === 'string') return countText(input);
+  let total = 0;
+  for (const item of input) total += typeof item === 'number' ? 1 : typeof item === 'string' ? countText(item) : item.length;
   return total;
 }
 

@@ -7,6 +7,10 @@ export function stateKeys(prefix: string) {
     activeSessions: `${prefix}:sessions:active`,
     workers: `${prefix}:workers`,
     channel: (name: string) => `${prefix}:channel:${name}`,
+    /** Deployment cooldowns and last errors: one hash, deployment id → JSON (cooldown-store.ts). */
+    deployments: `${prefix}:deployments`,
+    /** One cached answer, by the hash of its normalised request and tenant. */
+    cacheEntry: (hash: string) => `${prefix}:cache:${hash}`,
     /** One subject's request count in one minute window. */
     rateWindow: (subject: string, window: number) => `${prefix}:ratelimit:${subject}:${window}`,
   };

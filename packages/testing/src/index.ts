@@ -1,3 +1,5 @@
+export * from './anthropic-upstream.js';
+export * from './azure-upstream.js';
 export * from './eventually.js';
 export * from './http-server.js';
 export * from './line-collector.js';

@@ -44,8 +44,45 @@ export function writeSse(res: ServerResponse, data: unknown): void {
   res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 }
 
-/** The default behaviour: a reply built from the last user message, streamed word by word. */
-export const defaultOpenAIHandler: Handler = (req, res) => {
+/**
+ * A vector for `text` that tests can predict: `dimensions` numbers (3 unless asked), each a
+ * function of the text and its position.
+ */
+export function fakeEmbedding(text: string, dimensions = 3): number[] {
+  let seed = 0;
+  for (const char of text) seed = (seed * 31 + (char.codePointAt(0) ?? 0)) % 1000;
+  return Array.from({ length: dimensions }, (_, i) => ((seed + i * 7) % 100) / 100);
+}
+
+/** POST /embeddings as OpenAI documents it: floats, or float32 little-endian bytes in base64. */
+export const embeddingsHandler: Handler = (req, res) => {
+  const body = req.json as { model?: string; input?: unknown; dimensions?: number; encoding_format?: string };
+  const input = body?.input;
+  // One string or one token array is one input; a list of either is one input each.
+  const list = Array.isArray(input) && !input.every((item) => typeof item === 'number') ? input : [input];
+  const inputs = list.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+  const data = inputs.map((text, index) => {
+    const vector = fakeEmbedding(text, body?.dimensions);
+    if (body?.encoding_format !== 'base64') return { object: 'embedding', index, embedding: vector };
+    const bytes = Buffer.alloc(vector.length * 4);
+    for (const [i, value] of vector.entries()) bytes.writeFloatLE(value, i * 4);
+    return { object: 'embedding', index, embedding: bytes.toString('base64') };
+  });
+  const tokens = inputs.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
+  sendJson(res, 200, {
+    object: 'list',
+    data,
+    model: body?.model ?? 'unknown',
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+};
+
+/**
+ * The default behaviour: a reply built from the last user message, streamed word by word;
+ * `/embeddings` answers with fakeEmbedding vectors.
+ */
+export const defaultOpenAIHandler: Handler = (req, res, raw) => {
+  if (req.url.split('?')[0]!.endsWith('/embeddings')) return embeddingsHandler(req, res, raw);
   const body = req.json as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
   const model = body?.model ?? 'unknown';
   const reply = `Upstream says: ${lastUserText(req)}`;

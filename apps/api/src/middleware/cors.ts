@@ -13,7 +13,10 @@ export function cors(origins: string[]): Middleware {
     if (origins.length === 0 || !origin || !(any || allowed.has(origin))) return next();
     ctx.vary('Origin');
     ctx.set('Access-Control-Allow-Origin', any ? '*' : origin);
-    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining');
+    ctx.set(
+      'Access-Control-Expose-Headers',
+      'X-Request-Id, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-Switchboard-Cache',
+    );
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
       ctx.set(

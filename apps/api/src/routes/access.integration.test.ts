@@ -20,7 +20,19 @@ describe('API keys', () => {
   afterAll(async () => gateway?.close());
 
   it('answers /v1 and /status without a key with 401 invalid_api_key', async () => {
-    for (const res of [await chat(gateway), await fetch(`${gateway.baseURL}/models`), await fetch(`${gateway.url}/status`)]) {
+    const post = (path: string, body: unknown) =>
+      fetch(`${gateway.baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (const res of [
+      await chat(gateway),
+      await post('/responses', { model: 'local/echo', input: 'hi' }),
+      await post('/embeddings', { model: 'local/echo', input: 'hi' }),
+      await fetch(`${gateway.baseURL}/models`),
+      await fetch(`${gateway.url}/status`),
+    ]) {
       expect(res.status).toBe(401);
       expect((await res.json()).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
     }
@@ -45,11 +57,18 @@ describe('API keys', () => {
     expect((await fetch(`${gateway.url}/ready`)).status).not.toBe(401);
   });
 
-  it('limits a key to its own requestsPerMinute with 429 rate_limit_exceeded and Retry-After', async () => {
+  it('limits a key to its own requestsPerMinute on every /v1 route with 429 rate_limit_exceeded and Retry-After', async () => {
     await awayFromRateWindowEdge();
     const auth = { authorization: `Bearer ${LIMITED}` };
+    const post = (path: string, body: unknown) =>
+      fetch(`${gateway.baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      });
     expect((await chat(gateway, auth)).status).toBe(200);
-    expect((await chat(gateway, auth)).status).toBe(200);
+    expect((await post('/responses', { model: 'local/echo', input: 'hi' })).status).toBe(200);
+    expect((await post('/embeddings', { model: 'local/echo', input: 'hi' })).status).toBe(429);
     const limited = await chat(gateway, auth);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);

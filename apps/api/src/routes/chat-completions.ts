@@ -1,66 +1,57 @@
 import type Router from '@koa/router';
-import {
-  type ChatCompletionRequest,
-  chatCompletionRequestSchema,
-  checkJsonDepth,
-  formatParam,
-  invalidRequest,
-} from '@switchboard/protocol';
-import { isAbort } from '@switchboard/providers';
+import { chatCompletionRequestSchema, toErrorResponse } from '@switchboard/protocol';
+import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
-import { endSse, failSse, openSse, writeEvent } from '../sse.js';
+import { restampChunks, restampCompletion } from '../services/restamp.js';
+import { replayEvents, type SseFormat, sendEvents } from '../sse.js';
+import { parseBody, tooManyMessages } from './parse-body.js';
+
+/** Chat chunks: unnamed `data:` frames, `[DONE]` at the end, one `{"error":…}` frame on failure. */
+const CHAT_SSE: SseFormat<Record<string, unknown>> = { done: true, failure: (err) => [toErrorResponse(err).body] };
 
 export function chatCompletionsRoutes(router: Router, deps: AppDeps): void {
   router.post('/v1/chat/completions', async (ctx) => {
     const { limits } = deps.settings.config;
-    checkJsonDepth(ctx.request.body, limits.maxJsonDepth);
-    const request = parseRequest(ctx.request.body);
-    if (request.messages.length > limits.maxMessages) {
-      throw invalidRequest(
-        `At most ${limits.maxMessages} messages are accepted in one request.`,
-        'messages',
-        'too_many_messages',
-      );
-    }
+    const request = parseBody(chatCompletionRequestSchema, ctx.request.body, limits.maxJsonDepth, '"model" and "messages"');
+    if (request.messages.length > limits.maxMessages) throw tooManyMessages(limits.maxMessages, 'messages');
     ctx.state.model = request.model.slice(0, 200); // the log line stays one short line
-    if (request.user) trackUser(deps, request.user);
+    if (request.user) deps.sessions.touch(`api:${request.user}`); // in the background: never delays the request
     const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string };
+    const stream = request.stream === true;
+    const cached = await deps.cache?.lookup(ctx, {
+      kind: 'chat',
+      request: { ...request, model: deps.gateway.routes.target(request.model, 'chat').name },
+      stream,
+      temperature: request.temperature,
+    });
 
-    if (!request.stream) {
+    if (!stream) {
+      if (cached?.hit && 'body' in cached.hit) return answer(ctx, restampCompletion(cached.hit.body));
       const completion = await deps.gateway.complete(request, call);
-      ctx.state.model = completion.model;
-      ctx.body = completion;
+      if (cached) deps.cache?.save(cached, { body: completion });
+      return answer(ctx, completion);
+    }
+
+    const send = { ...call, logger: deps.logger };
+    if (cached?.hit && 'events' in cached.hit) {
+      ctx.respond = false;
+      const events = restampChunks(cached.hit.events);
+      if (typeof events[0]?.model === 'string') ctx.state.model = events[0].model;
+      await replayEvents(ctx.res, events, CHAT_SSE, send);
       return;
     }
-
-    const stream = await deps.gateway.stream(request, call);
-    ctx.state.model = stream.model;
-    ctx.respond = false;
-    openSse(ctx.res);
-    try {
-      for await (const chunk of stream.chunks) await writeEvent(ctx.res, chunk);
-      endSse(ctx.res);
-    } catch (err) {
-      if (call.signal.aborted && isAbort(err)) return;
-      if (!isAbort(err)) deps.logger.warn('stream failed', { request_id: call.requestId, error: (err as Error).message });
-      failSse(ctx.res, err);
-    }
+    const upstream = await deps.gateway.stream(request, call);
+    ctx.state.model = upstream.model;
+    ctx.respond = false; // only now: a failure before the upstream said yes is still a JSON error
+    const events: Record<string, unknown>[] = [];
+    const onEvent = cached ? (chunk: Record<string, unknown>) => void events.push(chunk) : undefined;
+    const complete = await sendEvents(ctx.res, upstream.chunks, CHAT_SSE, { ...send, onEvent });
+    if (cached && complete) deps.cache?.save(cached, { events });
   });
 }
 
-function parseRequest(body: unknown): ChatCompletionRequest {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidRequest('The request body must be a JSON object with "model" and "messages".');
-  }
-  const result = chatCompletionRequestSchema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const param = formatParam(issue.path);
-  throw invalidRequest(param ? `Invalid value for '${param}': ${issue.message}` : issue.message, param, 'invalid_value');
-}
-
-/** Counted as an active session (written in the background: never delays or fails the request). */
-function trackUser(deps: AppDeps, user: string): void {
-  deps.sessions.touch(`api:${user}`);
+function answer(ctx: Context, body: Record<string, unknown>): void {
+  if (typeof body.model === 'string') ctx.state.model = body.model;
+  ctx.body = body;
 }

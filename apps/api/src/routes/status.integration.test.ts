@@ -47,6 +47,9 @@ describe('/health, /ready and /status with Redis up', () => {
       active_sessions: 0,
       queues: { inbound: { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 } },
       workers: [],
+      deployments: [
+        { id: 'local/echo', kind: 'chat', routes: [], state: 'ok', cooldown_until: null, last_error: null, last_error_at: null },
+      ],
       redis: { connected: true },
     });
     expect(Date.parse(status.started_at)).not.toBeNaN();
@@ -128,7 +131,12 @@ describe('with Redis away', () => {
     expect(ready.status).toBe(503);
     expect((await ready.json()).error.code).toBe('redis_unavailable');
     const status = await (await fetch(`${gateway.url}/status`)).json();
-    expect(status).toMatchObject({ status: 'degraded', redis: { connected: false }, active_sessions: null });
+    expect(status).toMatchObject({
+      status: 'degraded',
+      redis: { connected: false },
+      active_sessions: null,
+      deployments: [{ id: 'local/echo', state: 'unknown' }],
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/hub';
 import { type ChannelStatus, type WorkerInfo, withTimeout } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
+import { type DeploymentStatus, deploymentStatus } from './deployment-status.js';
 
 export interface StatusRecord {
   status: 'ok' | 'degraded';
@@ -13,6 +14,8 @@ export interface StatusRecord {
   active_sessions: number | null;
   queues: Record<string, QueueCounts>;
   workers: WorkerInfo[];
+  /** Every model deployment: its routes, whether it is cooling down, its last error. */
+  deployments: DeploymentStatus[];
   redis: { connected: boolean };
 }
 
@@ -29,12 +32,13 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
   const hooks = [...deps.hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
   try {
     if (deps.redis.status !== 'ready') throw new Error('redis not ready');
-    const [channels, active, counts, workers] = await withTimeout(
+    const [channels, active, counts, workers, health] = await withTimeout(
       Promise.all([
         deps.channelStats.read(hooks),
         deps.sessions.count(),
         deps.readyHub().then((hub) => queueCounts(hub.queue)),
         deps.workers.list(),
+        deps.gateway.health(),
       ]),
       2_000,
     );
@@ -46,6 +50,7 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
       active_sessions: active,
       queues: { [INBOUND_QUEUE]: counts },
       workers,
+      deployments: deploymentStatus(deps.gateway, health),
       redis: { connected: true },
     };
   } catch {
@@ -67,6 +72,7 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
       active_sessions: null,
       queues: {},
       workers: [],
+      deployments: deploymentStatus(deps.gateway, null),
       redis: { connected: false },
     };
   }

@@ -316,6 +316,128 @@ export const chatLikeBody = fc
   .map((body) => text(serialize(body)));
 
 // ---------------------------------------------------------------------------------------------
+// Responses and embeddings requests
+
+export const VALID_RESPONSES = { model: 'mock/gpt-4o-mini', input: 'hi' };
+export const VALID_EMBEDDINGS = { model: 'mock/embed', input: 'hi' };
+
+const responsesPart = fc.record(
+  {
+    type: fc.oneof(fc.constantFrom('input_text', 'output_text', 'input_image', 'refusal', 'input_file', 'input_audio'), anyValue),
+    text: fc.oneof(fc.string(), anyValue),
+    image_url: fc.oneof(fc.webUrl(), fc.string(), anyValue),
+    file_id: fc.string(),
+    refusal: fc.oneof(fc.string(), anyValue),
+    detail: fc.constantFrom('low', 'high', 'auto'),
+  },
+  { requiredKeys: [] },
+);
+const partsOrText = fc.oneof(fc.string(), fc.array(responsesPart, { maxLength: 3 }), anyValue);
+const inputItem = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        type: fc.constantFrom('message', 'reasoning', 'item_reference', 'web_search_call'),
+        role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'developer', 'tool', 'wizard'), anyValue),
+        content: partsOrText,
+      },
+      { requiredKeys: ['role', 'content'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        type: fc.constant('function_call'),
+        call_id: fc.oneof(fc.string(), anyValue),
+        name: fc.oneof(fc.string(), anyValue),
+        arguments: fc.oneof(fc.json(), fc.string(), anyValue),
+      },
+      { requiredKeys: ['type'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { type: fc.constant('function_call_output'), call_id: fc.oneof(fc.string(), anyValue), output: partsOrText },
+      { requiredKeys: ['type'] },
+    ),
+  },
+  { weight: 1, arbitrary: anyValue },
+);
+const responsesFields: Record<string, fc.Arbitrary<unknown>> = {
+  model: fc.oneof(
+    fc.constantFrom('mock/gpt-4o-mini', 'default', 'pair', 'local/echo', 'mock/embed', 'nobody/x', ''),
+    fc.string(),
+  ),
+  input: fc.oneof(fc.string(), fc.array(inputItem, { minLength: 1, maxLength: 4 })),
+  instructions: fc.string(),
+  stream: fc.boolean(),
+  temperature: fc.oneof(fc.constant(0), numberish),
+  top_p: numberish,
+  max_output_tokens: numberish,
+  tools: fc.array(
+    fc.record(
+      {
+        type: fc.constantFrom('function', 'web_search', 'file_search', 'mcp'),
+        name: fc.string(),
+        parameters: anyValue,
+        strict: fc.boolean(),
+      },
+      { requiredKeys: ['type'] },
+    ),
+    { maxLength: 2 },
+  ),
+  tool_choice: fc.oneof(
+    fc.constantFrom('auto', 'none', 'required'),
+    fc.record({ type: fc.constant('function'), name: fc.string() }),
+  ),
+  text: fc.record({
+    format: fc.oneof(
+      fc.record({ type: fc.constantFrom('text', 'json_object', 'xml') }),
+      fc.record(
+        { type: fc.constant('json_schema'), name: fc.string(), schema: anyValue, strict: fc.boolean() },
+        { requiredKeys: ['type'] },
+      ),
+    ),
+  }),
+  store: fc.boolean(),
+  previous_response_id: fc.string(),
+  background: fc.boolean(),
+  parallel_tool_calls: fc.boolean(),
+  metadata: fc.dictionary(fc.string({ maxLength: 20 }), fc.oneof(fc.string(), anyValue), { maxKeys: 3 }),
+  user: fc.string(),
+  reasoning: fc.record({ effort: fc.oneof(fc.constantFrom('low', 'high'), anyValue) }),
+};
+
+/** Valid Responses requests with a field or two wrong. */
+export const responsesBody = mutated(VALID_RESPONSES, responsesFields).map((body) => text(serialize(body)));
+
+/** Responses requests assembled from scratch. */
+export const responsesLikeBody = fc
+  .record(Object.fromEntries(Object.entries(responsesFields).map(([name, arb]) => [name, fc.oneof(arb, anyValue)])), {
+    requiredKeys: [],
+  })
+  .map((body) => text(serialize(body)));
+
+const embeddingsFields: Record<string, fc.Arbitrary<unknown>> = {
+  model: fc.oneof(fc.constantFrom('mock/embed', 'embed', 'mock/gpt-4o-mini', 'local/echo', 'nobody/x', ''), fc.string()),
+  input: fc.oneof(
+    fc.string(),
+    fc.array(fc.string(), { maxLength: 5 }),
+    fc.array(fc.integer({ min: -5, max: 200_000 }), { maxLength: 5 }),
+    fc.array(fc.array(fc.nat({ max: 200_000 }), { maxLength: 4 }), { maxLength: 3 }),
+  ),
+  encoding_format: fc.constantFrom('float', 'base64', 'hex', ''),
+  dimensions: fc.oneof(fc.integer({ min: -2, max: 64 }), numberish),
+  user: fc.string(),
+};
+
+/** Valid embeddings requests with a field or two wrong. */
+export const embeddingsBody = mutated(VALID_EMBEDDINGS, embeddingsFields).map((body) => text(serialize(body)));
+
+// ---------------------------------------------------------------------------------------------
 // Bodies that attack the parser
 
 /** `"__proto__":{"constructor":…{"polluted":"yes"}}`: a JSON member that pollutes if merged naively. */

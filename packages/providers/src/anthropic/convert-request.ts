@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest } from '@switchboard/protocol';
+import { convertFormat } from './convert-format.js';
 import { type AnthropicMessage, convertMessages } from './convert-messages.js';
 import { type AnthropicTool, type AnthropicToolChoice, convertTools } from './convert-tools.js';
 
@@ -25,8 +26,9 @@ export interface ConvertRequestOptions {
 
 /**
  * An OpenAI chat request → a Messages API body. The body is built from the parameters both
- * APIs share; OpenAI-only ones (n, seed, logprobs, penalties, logit_bias, response_format,
- * stream_options, unknown extras) are dropped, so one choice is always returned.
+ * APIs share; OpenAI-only ones (n, seed, logprobs, penalties, logit_bias, a json_object
+ * response_format, stream_options, unknown extras) are dropped, so one choice is always returned.
+ * A json_schema response_format becomes a forced tool (convert-format.ts).
  */
 export function toAnthropicRequest(
   request: ChatCompletionRequest,
@@ -48,5 +50,5 @@ export function toAnthropicRequest(
   const stop = typeof request.stop === 'string' ? [request.stop] : (request.stop ?? []);
   if (stop.length) body.stop_sequences = stop;
   if (request.user) body.metadata = { user_id: request.user };
-  return { ...body, ...convertTools(request) };
+  return { ...body, ...convertTools(request), ...convertFormat(request) };
 }

@@ -14,9 +14,10 @@ export interface ToolCall {
 /**
  * A Messages API message → one OpenAI choice: text blocks concatenated, `tool_use` blocks as
  * `tool_calls` (arguments as a JSON string, as OpenAI sends them); other blocks (thinking,
- * server tools) have no OpenAI equivalent and are left out.
+ * server tools) have no OpenAI equivalent and are left out. The input of `formatTool` (see
+ * convert-format.ts) is the answer's text.
  */
-export function fromAnthropicResponse(provider: string, json: unknown): ProviderCompletion {
+export function fromAnthropicResponse(provider: string, json: unknown, formatTool?: string): ProviderCompletion {
   const parsed = messageSchema.safeParse(json);
   if (!parsed.success) {
     throw upstreamError(
@@ -27,9 +28,14 @@ export function fromAnthropicResponse(provider: string, json: unknown): Provider
   const { content, stop_reason, usage } = parsed.data;
   let text = '';
   const toolCalls: ToolCall[] = [];
+  let formatted = false;
   for (const block of content) {
     if (block.type === 'text') text += block.text;
-    else if (block.type === 'tool_use') {
+    else if (block.type === 'tool_use' && block.name === formatTool) {
+      // The forced tool of a json_schema response_format: its input is the answer.
+      text += JSON.stringify(block.input ?? {});
+      formatted = true;
+    } else if (block.type === 'tool_use') {
       toolCalls.push({
         id: block.id,
         type: 'function',
@@ -42,7 +48,7 @@ export function fromAnthropicResponse(provider: string, json: unknown): Provider
     ? { role: 'assistant' as const, content: text || null, tool_calls: toolCalls }
     : { role: 'assistant' as const, content: text };
   return {
-    choices: [{ index: 0, message, finish_reason: mapFinishReason(stop_reason) }],
+    choices: [{ index: 0, message, finish_reason: formatted && !toolCalls.length ? 'stop' : mapFinishReason(stop_reason) }],
     usage: convertUsage(usage),
   };
 }

@@ -11,10 +11,14 @@ export interface StreamState {
   promptTokens: number;
   /** Content-block index → OpenAI `tool_calls` index, for the `tool_use` blocks seen so far. */
   toolCalls: Map<number, number>;
+  /** The forced tool of a json_schema response_format, whose input streams as the text. */
+  formatTool: string | undefined;
+  /** Content-block indexes of that tool's blocks. */
+  formatBlocks: Set<number>;
 }
 
-export function createStreamState(): StreamState {
-  return { promptTokens: 0, toolCalls: new Map() };
+export function createStreamState(formatTool?: string): StreamState {
+  return { promptTokens: 0, toolCalls: new Map(), formatTool, formatBlocks: new Set() };
 }
 
 /**
@@ -48,6 +52,10 @@ function convertEvent(provider: string, event: StreamEvent, state: StreamState):
     case 'content_block_start': {
       const block = event.content_block;
       if (block.type !== 'tool_use') return null;
+      if (block.name === state.formatTool) {
+        state.formatBlocks.add(event.index);
+        return null;
+      }
       // Arguments follow as input_json_delta pieces; OpenAI opens a tool call with empty ones.
       const index = state.toolCalls.size;
       state.toolCalls.set(event.index, index);
@@ -57,6 +65,7 @@ function convertEvent(provider: string, event: StreamEvent, state: StreamState):
       const piece = event.delta;
       if (piece.type === 'text_delta') return delta({ content: piece.text });
       if (piece.type === 'other') return null;
+      if (state.formatBlocks.has(event.index)) return delta({ content: piece.partial_json });
       const index = state.toolCalls.get(event.index);
       if (index === undefined) {
         throw upstreamError(`Upstream '${provider}' sent tool arguments outside a tool_use block.`, 'upstream_invalid_response');
@@ -68,7 +77,7 @@ function convertEvent(provider: string, event: StreamEvent, state: StreamState):
       // Newer API versions repeat the prompt counts here; they are then the final word.
       const prompt = usage.input_tokens != null ? promptTokens(usage) : state.promptTokens;
       return {
-        choices: [{ index: 0, delta: {}, finish_reason: mapFinishReason(event.delta.stop_reason) }],
+        choices: [{ index: 0, delta: {}, finish_reason: finishReason(event.delta.stop_reason, state) }],
         usage: convertUsage(usage, prompt),
       };
     }
@@ -82,6 +91,12 @@ function convertEvent(provider: string, event: StreamEvent, state: StreamState):
       // ping, content_block_stop
       return null;
   }
+}
+
+/** A stop for the forced format tool is the end of the answer, not a call for the client to make. */
+function finishReason(stopReason: string | null | undefined, state: StreamState): string {
+  if (stopReason === 'tool_use' && state.formatBlocks.size > 0 && state.toolCalls.size === 0) return 'stop';
+  return mapFinishReason(stopReason);
 }
 
 function delta(content: ProviderChunk['choices'][number]['delta']): ProviderChunk {

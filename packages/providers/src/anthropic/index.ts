@@ -3,6 +3,7 @@ import type { ChatCompletionRequest } from '@switchboard/protocol';
 import { type EventReader, HttpProvider } from '../http-provider.js';
 import type { ProviderCompletion } from '../provider.js';
 import { anthropicHeaders, messagesUrl } from './api.js';
+import { formatToolName } from './convert-format.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { fromAnthropicResponse } from './convert-response.js';
 import { createStreamState, fromAnthropicEvent } from './convert-stream.js';
@@ -13,22 +14,28 @@ import { createStreamState, fromAnthropicEvent } from './convert-stream.js';
  */
 export class AnthropicProvider extends HttpProvider {
   private readonly defaultMaxTokens: number;
+  private readonly url: string;
 
   constructor(name: string, config: ProviderConfig) {
-    super(name, config, messagesUrl(config), anthropicHeaders(config));
+    super(name, config, anthropicHeaders(config));
     this.defaultMaxTokens = config.defaultMaxTokens;
+    this.url = messagesUrl(config);
+  }
+
+  protected chatUrl(_upstreamModel: string): string {
+    return this.url;
   }
 
   protected requestBody(request: ChatCompletionRequest, upstreamModel: string, stream: boolean): unknown {
     return toAnthropicRequest(request, upstreamModel, { stream, defaultMaxTokens: this.defaultMaxTokens });
   }
 
-  protected parseResponse(json: unknown): ProviderCompletion {
-    return fromAnthropicResponse(this.name, json);
+  protected parseResponse(json: unknown, request: ChatCompletionRequest): ProviderCompletion {
+    return fromAnthropicResponse(this.name, json, formatToolName(request));
   }
 
-  protected eventReader(): EventReader {
-    const state = createStreamState();
+  protected eventReader(request: ChatCompletionRequest): EventReader {
+    const state = createStreamState(formatToolName(request));
     return (event) => fromAnthropicEvent(this.name, event, state);
   }
 }

@@ -10,6 +10,7 @@ import { decodeTokens, echoPieces, echoReply } from './echo.js';
 export class LocalProvider implements Provider {
   readonly name = 'local';
   readonly models = ['echo'] as const;
+  readonly embeddingModels = [] as const;
 
   async complete(request: ChatCompletionRequest, _model: string, _ctx: CallContext): Promise<ProviderCompletion> {
     const { tokens, finishReason } = echoReply(request);

@@ -1,8 +1,8 @@
 import type { ProviderConfig } from '@switchboard/config';
 
 /** URL and headers of an OpenAI-compatible server (OpenAI, Ollama, vLLM, OpenRouter, Groq…). */
-export function chatCompletionsUrl(config: ProviderConfig): string {
-  return `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+export function openaiUrl(config: ProviderConfig, path: 'chat/completions' | 'embeddings'): string {
+  return `${config.baseUrl.replace(/\/+$/, '')}/${path}`;
 }
 
 export function openaiHeaders(config: ProviderConfig): Record<string, string> {

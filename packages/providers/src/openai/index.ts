@@ -1,14 +1,29 @@
 import type { ProviderConfig } from '@switchboard/config';
-import type { ChatCompletionRequest } from '@switchboard/protocol';
+import type { ChatCompletionRequest, EmbeddingsRequest } from '@switchboard/protocol';
 import { type EventReader, HttpProvider } from '../http-provider.js';
-import type { ProviderCompletion } from '../provider.js';
-import { chatCompletionsUrl, openaiHeaders } from './api.js';
+import type { CallContext, ProviderCompletion, ProviderEmbeddings } from '../provider.js';
+import type { UpstreamTarget } from '../upstream-http.js';
+import { openaiHeaders, openaiUrl } from './api.js';
 import { fromUpstreamEvent, fromUpstreamResponse, toUpstreamRequest } from './chat-complete.js';
+import { fromUpstreamEmbeddings, inputCount, toUpstreamEmbeddings } from './embeddings.js';
 
 /** Any OpenAI-compatible server: the request passes through, re-targeted at the upstream model. */
 export class OpenAIProvider extends HttpProvider {
-  constructor(name: string, config: ProviderConfig) {
-    super(name, config, chatCompletionsUrl(config), openaiHeaders(config));
+  constructor(
+    name: string,
+    protected readonly config: ProviderConfig,
+    headers: Record<string, string> = openaiHeaders(config),
+    mapError?: UpstreamTarget['mapError'],
+  ) {
+    super(name, config, headers, mapError);
+  }
+
+  protected chatUrl(_upstreamModel: string): string {
+    return openaiUrl(this.config, 'chat/completions');
+  }
+
+  protected embeddingsUrl(_upstreamModel: string): string {
+    return openaiUrl(this.config, 'embeddings');
   }
 
   protected requestBody(request: ChatCompletionRequest, upstreamModel: string, stream: boolean): unknown {
@@ -21,5 +36,10 @@ export class OpenAIProvider extends HttpProvider {
 
   protected eventReader(): EventReader {
     return (event) => fromUpstreamEvent(this.name, event);
+  }
+
+  async embed(request: EmbeddingsRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderEmbeddings> {
+    const json = await this.postForJson(this.embeddingsUrl(upstreamModel), toUpstreamEmbeddings(request, upstreamModel), ctx);
+    return fromUpstreamEmbeddings(this.name, json, inputCount(request.input));
   }
 }
