@@ -3,7 +3,15 @@ import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger } from '@switchboard/logger';
 import { createGateway, type Gateway } from '@switchboard/providers';
-import { ChannelStats, createQueueRedis, quietErrors, type Redis, stateKeys, WorkerRegistry } from '@switchboard/state';
+import {
+  ChannelStats,
+  createQueueRedis,
+  quietErrors,
+  type Redis,
+  SendLimiter,
+  stateKeys,
+  WorkerRegistry,
+} from '@switchboard/state';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -32,7 +40,8 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     gateway: createGateway(settings, { retries: false }),
     redis,
     hub: createHub(redis, settings),
-    hooks: createHooks(settings.config.hooks),
+    // Sends to a platform target are spaced by turns all workers share.
+    hooks: createHooks(settings.config.hooks, { gate: new SendLimiter(redis, keys) }),
     channelStats: new ChannelStats(redis, keys),
     workers: new WorkerRegistry(redis, keys),
   };

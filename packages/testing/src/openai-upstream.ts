@@ -44,6 +44,22 @@ export function writeSse(res: ServerResponse, data: unknown): void {
   res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 }
 
+/**
+ * Answers `text` the way the request asked: one completion, or (with `stream: true`) an SSE
+ * stream of it word by word, ending in `data: [DONE]`.
+ */
+export function answerText(req: RecordedRequest, res: ServerResponse, text: string): void {
+  const body = req.json as { model?: string; stream?: boolean } | undefined;
+  const model = body?.model ?? 'unknown';
+  if (!body?.stream) return sendJson(res, 200, completionBody(model, text));
+  openSse(res);
+  writeSse(res, chunkBody(model, { role: 'assistant', content: '' }));
+  for (const word of text.split(/(?<= )/)) writeSse(res, chunkBody(model, { content: word }));
+  writeSse(res, chunkBody(model, {}, 'stop'));
+  writeSse(res, '[DONE]');
+  res.end();
+}
+
 /** The default behaviour: a reply built from the last user message, streamed word by word. */
 export const defaultOpenAIHandler: Handler = (req, res) => {
   const body = req.json as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
