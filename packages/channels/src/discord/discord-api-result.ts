@@ -30,8 +30,8 @@ export function checkDiscordReply(label: string, reply: JsonReply, secrets: read
   // The interaction token is a credential for fifteen minutes: it never goes into a message.
   const detail = redact(body?.message ?? reply.text, secrets);
   if (body?.code !== undefined && EXPIRED_TOKEN_CODES.has(body.code)) {
-    const credentialsRefused = reply.status === 401 || reply.status === 403;
-    throw new InteractionExpired(`${label} failed with ${reply.status}: ${detail}`, false, { credentialsRefused });
+    const refused = reply.status === 401 || reply.status === 403;
+    throw new InteractionExpired(`${label} failed with ${reply.status}: ${detail}`, false, refused ? { credentialsRefused: true } : {});
   }
   throw statusFailure(label, reply.status, detail, retryAfterMs);
 }
