@@ -23,6 +23,8 @@ export function genericLive(context: LiveContext<unknown>): LiveReply {
     thinking() {},
     update: append,
     async finish(reply) {
+      // The text that came after the last paced update: the deltas always add up to the reply.
+      await append(reply.text);
       await feed?.append('done', { text: reply.text, model: reply.model, created: reply.created });
       if (context.delivered < 1) await context.deliver(reply.text, 0, reply);
       return 1;
