@@ -33,6 +33,8 @@ export interface TelegramMessage {
 export interface TelegramCall {
   method: string;
   body: Record<string, unknown>;
+  /** When it arrived, epoch ms (sub-ms). */
+  at: number;
   /** The HTTP status the fake answered. */
   status: number;
 }
@@ -65,7 +67,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
   const server = await startLocalServer((req: RecordedRequest, res) => {
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url);
     const body = (req.json ?? {}) as Record<string, unknown>;
-    const call: TelegramCall = { method: match?.[2] ?? req.url, body, status: 0 };
+    const call: TelegramCall = { method: match?.[2] ?? req.url, body, at: performance.timeOrigin + performance.now(), status: 0 };
     calls.push(call);
     if (!match || match[1] !== options.botToken) return answer(res, call, 401, { description: 'Unauthorized' });
     const chatId = Number(body.chat_id);
