@@ -51,7 +51,10 @@ export function writeSse(res: ServerResponse, data: unknown): void {
 export function answerText(req: RecordedRequest, res: ServerResponse, text: string): void {
   const body = req.json as { model?: string; stream?: boolean } | undefined;
   const model = body?.model ?? 'unknown';
-  if (!body?.stream) return sendJson(res, 200, completionBody(model, text));
+  if (!body?.stream) {
+    sendJson(res, 200, completionBody(model, text));
+    return;
+  }
   openSse(res);
   writeSse(res, chunkBody(model, { role: 'assistant', content: '' }));
   for (const word of text.split(/(?<= )/)) writeSse(res, chunkBody(model, { content: word }));

@@ -8,7 +8,7 @@ import {
   startFakeDiscord,
 } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
+import { heldStream, type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
 
 const APPLICATION_ID = '1100000000000000001';
 const BOT_TOKEN = 'discord-bot-token-0123456789';
@@ -115,10 +115,7 @@ describe('Discord live replies', () => {
 
   it('after a worker is SIGKILLed mid-stream, the next run edits the same response to the whole reply, with no extra message', async () => {
     const { discord, harness } = await start();
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 6, holdAfter: 8, hold });
     const child = harness.spawnWorker();
     const token = await send('survive this');

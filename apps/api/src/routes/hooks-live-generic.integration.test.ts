@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { eventually, type LocalServer, sendJson, startLocalServer } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSse, type SseEvent } from '../test-support/sse-client.js';
-import { type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
+import { heldStream, type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
 
 const TOKEN = 'live-hook-token-0123';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -110,10 +110,7 @@ describe('the generic job stream', () => {
 
   it('after a worker is SIGKILLed mid-stream, a reader sees reset, then the new run’s deltas, then the whole reply', async () => {
     const { receiver, harness } = await start();
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 5, holdAfter: 4, hold });
     const child = harness.spawnWorker();
     const id = await ask('live', 'survive this');

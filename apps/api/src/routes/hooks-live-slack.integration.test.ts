@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { markdownToSlackMrkdwn } from '@switchboard/channels';
 import { eventually, type FakeSlack, slackMessageEvent, slackSignedHeaders, startFakeSlack } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
+import { heldStream, type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
 
 const SIGNING_SECRET = 'slack-signing-secret-0123';
 const BOT_TOKEN = 'xoxb-live-bot-token-0123';
@@ -89,10 +89,7 @@ describe('Slack live replies', () => {
 
   it('after a worker is SIGKILLed mid-stream, the next run closes that stream and updates the same message to the whole reply', async () => {
     const { slack, harness } = await start();
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 6, holdAfter: 8, hold });
     const child = harness.spawnWorker();
     const thread = await send('survive this');

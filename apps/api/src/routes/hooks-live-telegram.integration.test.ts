@@ -9,7 +9,7 @@ import {
   visibleTelegramHtml,
 } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
+import { heldStream, type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
 
 const BOT_TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const SECRET = 'tg-webhook-secret_0123';
@@ -159,10 +159,7 @@ describe('Telegram live replies', () => {
 
   it('after a worker is SIGKILLed mid-stream, the next run edits the same message and ends with the whole reply, stored once', async () => {
     const { telegram, harness } = await start();
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 8, holdAfter: 10, hold });
     const child = harness.spawnWorker();
     await send('survive this', GROUP - 4);

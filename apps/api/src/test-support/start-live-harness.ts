@@ -30,6 +30,15 @@ export interface LiveHarness {
   close(): Promise<void>;
 }
 
+/** A promise the test resolves when it wants: the model holds its stream on it (`StreamScript.hold`). */
+export function heldStream(): { hold: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { hold, release };
+}
+
 export async function startLiveHarness(options: {
   hooks: Record<string, Record<string, unknown>>;
   worker?: Record<string, unknown>;

@@ -31,7 +31,11 @@ export function checkDiscordReply(label: string, reply: JsonReply, secrets: read
   const detail = redact(body?.message ?? reply.text, secrets);
   if (body?.code !== undefined && EXPIRED_TOKEN_CODES.has(body.code)) {
     const refused = reply.status === 401 || reply.status === 403;
-    throw new InteractionExpired(`${label} failed with ${reply.status}: ${detail}`, false, refused ? { credentialsRefused: true } : {});
+    throw new InteractionExpired(
+      `${label} failed with ${reply.status}: ${detail}`,
+      false,
+      refused ? { credentialsRefused: true } : {},
+    );
   }
   throw statusFailure(label, reply.status, detail, retryAfterMs);
 }

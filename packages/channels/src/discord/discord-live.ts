@@ -93,15 +93,17 @@ export function discordLive(context: LiveContext<DiscordLiveConfig>): LiveReply 
   const platform: EditablePlatform = {
     post: (markdown, index) =>
       viaInteraction(
-        async () =>
-          index === 0
-            ? (await send('edit of the original response', {
-                method: 'PATCH',
-                url: `${webhook}/messages/@original`,
-                body: body(markdown),
-              }),
-              '@original')
-            : idOf(await send('follow-up message', { method: 'POST', url: `${webhook}?wait=true`, body: body(markdown) })),
+        async () => {
+          if (index > 0) {
+            return idOf(await send('follow-up message', { method: 'POST', url: `${webhook}?wait=true`, body: body(markdown) }));
+          }
+          await send('edit of the original response', {
+            method: 'PATCH',
+            url: `${webhook}/messages/@original`,
+            body: body(markdown),
+          });
+          return '@original';
+        },
         () => postInChannel(markdown),
       ),
     async edit(id, markdown) {
