@@ -76,8 +76,16 @@ export function telegramLive(context: LiveContext<TelegramLiveConfig>): LiveRepl
     const answer = await withPlainFallback('sendMessageDraft', { chat_id, draft_id: draftId }, pieces.at(-1)!);
     if (answer.ok) return;
     const status = answer.reply.status;
-    // Rate limits and outages are the job's to retry; any other refusal means no drafts here.
-    if (status === 429 || status >= 500) expectOk(answer, token);
+    // Rate limits and outages are the job's to retry (a 429's wait shared with every worker);
+    // any other refusal means no drafts here.
+    if (status === 429 || status >= 500) {
+      try {
+        expectOk(answer, token);
+      } catch (err) {
+        if (err instanceof DeliveryError && err.retryAfterMs !== undefined) await context.polite.pause(err.retryAfterMs);
+        throw err;
+      }
+    }
     context.log?.('telegram refused drafts; streaming by edits', { status });
     draftsRefused.add(context.hook);
     drafting = false;
