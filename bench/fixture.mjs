@@ -17,6 +17,18 @@ export const REPLY_PIECES = [
 
 export const REPLY_TEXT = REPLY_PIECES.join('');
 
+/**
+ * The paced model's reply (hub bench, live replies): four sentences in 40 chunks, with some
+ * Markdown, so that a streamed and a whole reply of the same length can be compared.
+ */
+export const PACED_PIECES = [
+  ...['**Switchboard**', ...REPLY_PIECES.slice(1)],
+  ...['\n\nIt', ' streams', ' the', ' reply', ' into', ' the', ' chat', ' as', ' it', ' comes.'],
+  ...['\n\n- It', ' edits', ' one', ' message', ' about', ' once', ' a', ' second', ' until', ' done.'],
+  ...['\n- And', ' it', ' records', ' the', ' exchange', ' once,', ' `even`', ' after', ' a', ' crash.'],
+];
+export const PACED_TEXT = PACED_PIECES.join('');
+
 export const USAGE = {
   prompt_tokens: 42,
   completion_tokens: 12,

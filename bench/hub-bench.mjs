@@ -18,6 +18,8 @@ import { Pool } from 'undici';
 import { Child, freePort, readPort, waitForHealth } from './children.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
+import { liveScenario } from './hub-live.mjs';
+import { liveReport } from './hub-live-report.mjs';
 import { acceptPhase, Conversations, check, Deliveries, drainPhase, endToEndPhase, Probe, settle } from './hub-load.mjs';
 import { checkFailed, comparisonTable, correctnessTable, PHASES, phaseNotes, targets } from './hub-report.mjs';
 import { startReceiver } from './receiver.mjs';
@@ -44,6 +46,17 @@ const options = {
   logLevel: process.env.BENCH_HUB_LOG_LEVEL || 'info',
   apiNodeArgs: nodeArgsFromEnv('BENCH_HUB_API_NODE_ARGS'),
   workerNodeArgs: nodeArgsFromEnv('BENCH_HUB_WORKER_NODE_ARGS'),
+  /** `live`: only the live-reply scenario; `hub`: everything but it; empty: both. */
+  only: process.env.BENCH_HUB_ONLY || '',
+  live: {
+    messages: count('BENCH_HUB_LIVE_MESSAGES', 120),
+    warmup: count('BENCH_HUB_LIVE_WARMUP', 16),
+    inflight: count('BENCH_HUB_LIVE_INFLIGHT', 16),
+    concurrency: count('BENCH_HUB_LIVE_CONCURRENCY', 16),
+    ttftMs: numberFromEnv('BENCH_HUB_LIVE_TTFT_MS', 300),
+    tokenMs: numberFromEnv('BENCH_HUB_LIVE_TOKEN_MS', 25),
+    intervalMs: count('BENCH_HUB_LIVE_INTERVAL_MS', 1000),
+  },
 };
 const HOOK = 'bench';
 const HOOK_TOKEN = 'bench-hook-token-0123456789';
@@ -75,6 +88,10 @@ async function main() {
   redisServer = await startRedisServer({ dir: tempDir, onUnexpectedExit: fail });
   const counters = new RedisCounters(redisServer.url);
   cleanups.push(() => counters.close());
+  if (options.only === 'live') {
+    console.log(`${liveReport(await runLive())}\n`);
+    return shutdown(0);
+  }
 
   const bareBullmq = await bareSystem(counters);
   const bare = await runPhases(bareBullmq, { ordered: false });
@@ -83,6 +100,12 @@ async function main() {
   await bareBullmq.close();
   await counters.flush();
   const hub = await runPhases(await switchboardSystem(counters), { ordered: true });
+  let live = null;
+  if (options.only !== 'hub') {
+    await stopChildren();
+    await counters.flush();
+    live = await runLive();
+  }
   const seconds = ((Date.now() - startedAt.getTime()) / 1000).toFixed(0);
 
   console.log(header(startedAt));
@@ -90,6 +113,7 @@ async function main() {
   console.log(`${phaseNotes({ bare, switchboard: hub })}\n`);
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
+  if (live) console.log(`${liveReport(live)}\n`);
   console.log(`(whole run: ${seconds} s)`);
 
   const broken = [bare, hub].flatMap((result) =>
@@ -104,6 +128,25 @@ async function main() {
     return shutdown(1);
   }
   return shutdown(0);
+}
+
+/** The live-reply scenario (hub-live.mjs) on the private redis-server, with the bench's children. */
+async function runLive() {
+  process.stderr.write('bench: live replies (whole, then streamed)…\n');
+  const result = await liveScenario({
+    here,
+    tempDir,
+    redisUrl: redisServer.url,
+    spawnChild,
+    apiMain,
+    workerMain,
+    workerNodeArgs: options.workerNodeArgs,
+    logLevel: options.logLevel,
+    timeoutMs: options.deliveryTimeoutMs,
+    ...options.live,
+  });
+  await stopChildren();
+  return result;
 }
 
 /**

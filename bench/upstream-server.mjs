@@ -4,8 +4,16 @@
 // stream), so that what the bench measures is the gateway, not a model. node:http only.
 // Prints its port on stdout once it listens; exits on SIGTERM/SIGINT or when its stdin closes
 // (the bench died without cleaning up).
+//
+// The model `paced` answers like a real model instead (for the live-reply scenario of the hub
+// bench): it thinks BENCH_PACED_TTFT_MS before the first token, then sends PACED_PIECES one every
+// BENCH_PACED_TOKEN_MS (a non-streamed answer comes whole after the same total time), and prints
+// `first-token <epoch ms request arrived> <epoch ms first token written> <last user text as JSON>`
+// on stdout for every streamed answer, so the bench can set first visible text against it.
 import { createServer } from 'node:http';
-import { API_KEY, REPLY_PIECES, REPLY_TEXT, USAGE } from './fixture.mjs';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { API_KEY, PACED_PIECES, REPLY_PIECES, REPLY_TEXT, USAGE } from './fixture.mjs';
 
 const CREATED = 1_760_000_000;
 const MODEL = 'gpt-4o-mini-2024-07-18';
@@ -72,6 +80,7 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     } catch {
       return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
     }
+    if (body?.model === 'paced') return void answerPaced(body, res);
     if (!body?.stream) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': completion.length });
       res.end(completion);
@@ -84,6 +93,37 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   });
 });
 server.headersTimeout = 66_000;
+
+const TTFT_MS = Number(process.env.BENCH_PACED_TTFT_MS ?? 300);
+const TOKEN_MS = Number(process.env.BENCH_PACED_TOKEN_MS ?? 25);
+const epochMs = () => performance.timeOrigin + performance.now();
+
+async function answerPaced(body, res) {
+  const arrived = epochMs();
+  const last = body.messages?.at(-1)?.content;
+  let closed = false;
+  res.once('close', () => {
+    closed = true;
+  });
+  if (!body.stream) {
+    await sleep(TTFT_MS + TOKEN_MS * (PACED_PIECES.length - 1));
+    const text = JSON.stringify({
+      ...JSON.parse(completion.toString()),
+      choices: [{ index: 0, message: { role: 'assistant', content: PACED_PIECES.join('') }, finish_reason: 'stop' }],
+    });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.write(chunk({ role: 'assistant', content: '' }));
+  await sleep(TTFT_MS);
+  for (let i = 0; i < PACED_PIECES.length && !closed; i++) {
+    if (i > 0) await sleep(TOKEN_MS);
+    res.write(chunk({ content: PACED_PIECES[i] }));
+    if (i === 0) process.stdout.write(`first-token ${arrived.toFixed(1)} ${epochMs().toFixed(1)} ${JSON.stringify(last)}\n`);
+  }
+  if (!closed) res.end(`${chunk({}, 'stop')}${DONE}`);
+}
 
 function stop() {
   server.close(() => process.exit(0));

@@ -5,8 +5,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  answerText,
   chunkBody,
-  completionBody,
   deleteKeys,
   type LocalServer,
   lastUserText,
@@ -268,7 +268,7 @@ describe('the worker process on SIGTERM with a job active', () => {
     upstream.handle(async (req, res) => {
       reached();
       await released;
-      sendJson(res, 200, completionBody('m', `answer to ${lastUserText(req)}`));
+      answerText(req, res, `answer to ${lastUserText(req)}`);
     });
 
     worker = spawnLoggingWorkerProcess({

@@ -95,3 +95,23 @@ export function replayEvents<T>(
 async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
   yield* items;
 }
+
+/**
+ * One named event of a resumable stream: `id:` (what the client sends back as Last-Event-ID),
+ * `event:` and one `data:` line of JSON. The id and name are ours (stream ids, fixed names), so
+ * neither can hold a line break.
+ */
+export async function writeNamedEvent(res: ServerResponse, event: { id?: string; event: string; data: unknown }): Promise<void> {
+  const id = event.id ? `id: ${event.id}\n` : '';
+  await writeRaw(res, `${id}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+}
+
+/** A comment line: keeps proxies and clients from closing a quiet stream. */
+export async function writeKeepAlive(res: ServerResponse): Promise<void> {
+  await writeRaw(res, ': keep-alive\n\n');
+}
+
+async function writeRaw(res: ServerResponse, text: string): Promise<void> {
+  if (res.destroyed) return;
+  if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+}

@@ -9,21 +9,31 @@ import type { MessageJob } from './message-job.js';
  * before any of it is delivered.
  */
 export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
+  const recorded = await recordedReply(deps, job, earlier);
+  if (recorded) return recorded;
+  const messages = await promptFor(deps, job);
+  const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, { signal, requestId: job.jobId });
+  const reply = { text: completion.choices[0]?.message.content ?? '', model: completion.model, created: completion.created };
+  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, reply);
+}
+
+/** The reply an earlier run recorded (a job of an older release kept it in its data), if any. */
+export async function recordedReply(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState): Promise<Reply | null> {
   if (earlier.reply) return earlier.reply;
-  const { hub, gateway } = deps;
-  const { text } = job.queued.message;
   const legacy = job.legacy;
-  if (legacy?.reply) {
-    return hub.exchange.record(job.jobId, job.conversation, text, legacy.reply, { remember: !legacy.historySaved });
-  }
-  const history = await hub.exchange.history(job.conversation);
-  const { model, system } = job.hook.config;
-  const messages: ChatMessage[] = [
+  if (!legacy?.reply) return null;
+  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, legacy.reply, {
+    remember: !legacy.historySaved,
+  });
+}
+
+/** What the model is sent: the hook's system prompt, the conversation's memory, the message. */
+export async function promptFor(deps: WorkerDeps, job: MessageJob): Promise<ChatMessage[]> {
+  const history = await deps.hub.exchange.history(job.conversation);
+  const { system } = job.hook.config;
+  return [
     ...(system ? [{ role: 'system' as const, content: system }] : []),
     ...history,
-    { role: 'user', content: text },
+    { role: 'user', content: job.queued.message.text },
   ];
-  const completion = await gateway.complete({ model, messages }, { signal, requestId: job.jobId });
-  const reply = { text: completion.choices[0]?.message.content ?? '', model: completion.model, created: completion.created };
-  return hub.exchange.record(job.jobId, job.conversation, text, reply);
 }

@@ -9,6 +9,7 @@ import {
   quietErrors,
   type Redis,
   RedisCooldownStore,
+  SendLimiter,
   stateKeys,
   WorkerRegistry,
 } from '@switchboard/state';
@@ -45,7 +46,8 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     }),
     redis,
     hub: createHub(redis, settings),
-    hooks: createHooks(settings.config.hooks),
+    // Sends to a platform target are spaced by turns all workers share.
+    hooks: createHooks(settings.config.hooks, { gate: new SendLimiter(redis, keys) }),
     channelStats: new ChannelStats(redis, keys),
     workers: new WorkerRegistry(redis, keys),
   };

@@ -42,7 +42,8 @@ function start(worker: Record<string, unknown> = {}, extra: Record<string, unkno
   fixture = createWorkerFixture({
     defaultModel: 'up/gpt-4o-mini',
     providers: { up: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
-    hooks: { support: { type: 'generic', token: 'hook-token-0123456789', replyUrl: `${receiver.url}/inbox` } },
+    // Whole replies: the streamed path has its own tests (live.integration.test.ts).
+    hooks: { support: { type: 'generic', token: 'hook-token-0123456789', replyUrl: `${receiver.url}/inbox`, stream: false } },
     worker: { attempts: 3, backoffMs: 10, lockMs: 1000, orderRecheckMs: 100, ...worker },
     ...extra,
   });

@@ -1,10 +1,11 @@
 import { DeliveryError } from '@switchboard/channels';
-import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult } from '@switchboard/hub';
+import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult, type Reply } from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
 import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
 import { deliverRest } from './deliver.js';
 import type { WorkerDeps } from './deps.js';
+import { answerLive } from './live-answer.js';
 import { earlierProgress, type MessageJob, readMessageJob } from './message-job.js';
 
 /**
@@ -35,8 +36,9 @@ export function createProcessor(deps: WorkerDeps) {
         await hub.order.release(message.conversation, message.jobId, finalFields(0));
         return { reply: null, model: null, parts: 0 };
       }
-      const reply = await answerOnce(deps, message, earlier, abort);
-      const parts = await deliverRest(deps, message, reply, earlier.delivered, abort);
+      const { reply, parts } = message.hook.openLive
+        ? await answerLive(deps, message, earlier, abort)
+        : await answerWhole(deps, message, earlier, abort);
       await hub.order.release(message.conversation, message.jobId, finalFields(parts));
       deps.channelStats.recordOutbound(message.hook.name);
       return { reply: reply.text, model: reply.model, parts };
@@ -44,6 +46,17 @@ export function createProcessor(deps: WorkerDeps) {
       throw await failure(deps, message, err, token, abort);
     }
   };
+}
+
+/** A reply answered whole, then delivered piece by piece (hooks that do not stream). */
+async function answerWhole(
+  deps: WorkerDeps,
+  message: MessageJob,
+  earlier: ExchangeState,
+  abort: AbortSignal,
+): Promise<{ reply: Reply; parts: number }> {
+  const reply = await answerOnce(deps, message, earlier, abort);
+  return { reply, parts: await deliverRest(deps, message, reply, earlier.delivered, abort) };
 }
 
 /**
@@ -87,5 +100,9 @@ async function failure(
   const error = err instanceof Error ? err : new Error(String(err));
   if (!final && !isLastAttempt(message.job)) return error;
   await deps.hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 }).catch(() => {});
+  // A caller reading the job's feed learns it is over.
+  if (message.hook.channel.live?.feed) {
+    await deps.hub.feeds.append(message.jobId, 'error', { message: 'The message could not be answered.' }).catch(() => {});
+  }
   return final ? new UnrecoverableError(error.message) : error;
 }

@@ -2,11 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
 import type { z } from 'zod';
 import type { DeliveryClient } from './http.js';
+import type { LiveChannel } from './live/live-reply.js';
+import type { SendTarget } from './live/send-gate.js';
 
 /**
  * A channel is one definition: its hooks' config schema, which of those values are secrets, the
  * platform's limits, and three functions — receive (verify and parse a request), deliver (send
- * one piece of a reply) and, optionally, authorize reads of a caller's jobs. The registry lists
+ * one piece of a reply) and, optionally, authorize reads of a caller's jobs — plus, optionally, a
+ * live side (replies streamed as they are written) and the target its sends are limited by. The registry lists
  * the definitions; config, API and worker read every channel through it, so adding a channel is
  * one folder and one registry line. Compare the Vercel Chat SDK's `Adapter`, kept smaller.
  */
@@ -38,6 +41,16 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * credentials; this throws a 401 unless the headers hold them.
    */
   authorizeJobRead?(headers: IncomingHttpHeaders, config: z.output<Schema>): void;
+  /**
+   * When present, replies can be shown while the model writes them (streaming, typing, rich
+   * text), for hooks whose `stream` is on; `deliver` still sends non-streamed replies.
+   */
+  readonly live?: LiveChannel<z.output<Schema>>;
+  /**
+   * When present, sends to where a message's replies go are spaced out by a limiter all workers
+   * share (see live/send-gate.ts), with the rules the hook's config sets for that target.
+   */
+  sendTarget?(message: InboundMessage, config: z.output<Schema>): SendTarget | null;
 }
 
 export interface ChannelLimits {

@@ -2,6 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
 import type { ChannelDefinition, DeliveryMeta, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
+import type { LiveJob, LiveReply } from './live/live-reply.js';
+import { type Polite, politeFor, politely, type SendGate } from './live/send-gate.js';
+import { splitMarkdown } from './live/split-markdown.js';
 import { type ChannelConfig, findChannel } from './registry.js';
 import { splitText } from './split-text.js';
 
@@ -17,37 +20,75 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly channel: ChannelDefinition;
   /** Verifies and parses a request to this hook (see `ChannelDefinition.receive`). */
   receive(request: InboundRequest): Inbound;
-  /** The reply cut into the pieces the platform accepts. */
+  /** The reply cut into the pieces the platform accepts (Markdown-aware when the hook streams). */
   split(text: string): string[];
-  /** Sends piece `index` of a reply (see `ChannelDefinition.deliver`). */
-  deliver(message: InboundMessage, text: string, index: number, meta: DeliveryMeta): Promise<void>;
+  /** Sends piece `index` of a reply (see `ChannelDefinition.deliver`), taking a turn of the shared limiter. */
+  deliver(message: InboundMessage, text: string, index: number, meta: DeliveryMeta, signal?: AbortSignal): Promise<void>;
   /** Set when the channel lets callers read their jobs: throws 401 unless the headers hold the credentials. */
   readonly authorizeJobRead: ((headers: IncomingHttpHeaders) => void) | undefined;
+  /** Set when replies stream (the channel is live and the hook's `stream` is on): opens one reply. */
+  readonly openLive: ((job: LiveJob) => LiveReply) | undefined;
+  /** The shortest time between two updates of a streamed reply, ms. */
+  readonly streamIntervalMs: number;
   close(): Promise<void>;
 }
 
-export function createHook<Config extends ChannelConfig>(name: string, config: Config): Hook<Config> {
+export interface HookOptions {
+  /** The limiter all workers share; without it (the API, unit tests) sends are not spaced. */
+  gate?: SendGate | undefined;
+}
+
+export function createHook<Config extends ChannelConfig>(name: string, config: Config, options: HookOptions = {}): Hook<Config> {
   const channel = findChannel(config.type);
   // The config package only accepts registered types, so this is a programming error.
   if (!channel) throw new Error(`Hook '${name}': no channel has the type '${config.type}'`);
   const http = new DeliveryClient();
   const { textLength } = channel.limits;
   const authorize = channel.authorizeJobRead;
+  const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
+  const liveLength = Math.min(live?.textLength ?? textLength, textLength);
+  const split = live
+    ? (text: string) => splitMarkdown(text, liveLength)
+    : (text: string) => (Number.isFinite(textLength) ? splitText(text, textLength) : [text]);
+  const polite = (message: InboundMessage, signal?: AbortSignal): Polite =>
+    politeFor(options.gate, name, channel.sendTarget?.(message, config) ?? null, signal);
+  const deliver = (message: InboundMessage, text: string, index: number, meta: DeliveryMeta, signal?: AbortSignal) =>
+    politely(polite(message, signal), () => channel.deliver({ message, text, index, meta }, { hook: name, config, http }));
   return {
     name,
     config,
     channel,
     receive: (request) => channel.receive(request, config),
-    split: (text) => (Number.isFinite(textLength) ? splitText(text, textLength) : [text]),
-    deliver: (message, text, index, meta) => channel.deliver({ message, text, index, meta }, { hook: name, config, http }),
+    split,
+    deliver,
     authorizeJobRead: authorize ? (headers) => authorize(headers, config) : undefined,
+    openLive: live
+      ? (job) =>
+          live.open({
+            ...job,
+            hook: name,
+            config,
+            http,
+            split,
+            polite: polite(job.message, job.signal),
+            deliver: (text, index, reply) =>
+              channel.deliver(
+                { message: job.message, text, index, meta: { jobId: job.jobId, hook: name, ...reply } },
+                { hook: name, config, http },
+              ),
+          })
+      : undefined,
+    streamIntervalMs: 'streamIntervalMs' in config ? config.streamIntervalMs : 1000,
     close: () => http.close(),
   };
 }
 
 /** One hook per configured entry. */
-export function createHooks<Config extends ChannelConfig>(hooks: Record<string, Config>): Map<string, Hook<Config>> {
-  return new Map(Object.entries(hooks).map(([name, config]) => [name, createHook(name, config)]));
+export function createHooks<Config extends ChannelConfig>(
+  hooks: Record<string, Config>,
+  options: HookOptions = {},
+): Map<string, Hook<Config>> {
+  return new Map(Object.entries(hooks).map(([name, config]) => [name, createHook(name, config, options)]));
 }
 
 /** Closes every hook's delivery pool. */

@@ -18,10 +18,11 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
 export interface JsonCall {
   /** Names the call in error messages, e.g. `Telegram sendMessage`; must never hold a secret. */
   label: string;
-  method: 'POST' | 'PATCH';
+  method: 'POST' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
-  body: unknown;
+  /** JSON; none for a DELETE. */
+  body?: unknown;
 }
 
 /** A platform's answer, read whatever its status, for the adapter to judge. */
@@ -53,7 +54,7 @@ export class DeliveryClient {
         dispatcher: this.#agent,
         method: call.method,
         headers,
-        body: JSON.stringify(call.body),
+        body: call.body === undefined ? null : JSON.stringify(call.body),
         headersTimeout: DELIVERY_TIMEOUT_MS,
         bodyTimeout: DELIVERY_TIMEOUT_MS,
       });

@@ -1,9 +1,14 @@
 export * from './definition.js';
 export { DeliveryError } from './delivery-error.js';
 export { DISCORD_TEXT_LIMIT } from './discord/discord-channel.js';
-export { closeHooks, createHook, createHooks, type Hook } from './hooks.js';
+export { closeHooks, createHook, createHooks, type Hook, type HookOptions } from './hooks.js';
 export { DELIVERY_TIMEOUT_MS } from './http.js';
+export type { FeedEvent, FinalReply, JobFeed, LiveJob, LiveReply } from './live/live-reply.js';
+export type { SendGate, SendRule } from './live/send-gate.js';
+export { splitMarkdown } from './live/split-markdown.js';
 export * from './registry.js';
+export { markdownToSlackMrkdwn } from './rich-text/slack-mrkdwn.js';
+export { markdownToTelegramHtml } from './rich-text/telegram-html.js';
 export { SLACK_TEXT_LIMIT } from './slack/slack-channel.js';
 export { splitText } from './split-text.js';
 export { TELEGRAM_TEXT_LIMIT } from './telegram/telegram-channel.js';

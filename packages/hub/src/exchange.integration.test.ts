@@ -1,6 +1,7 @@
 import type { InboundMessage } from '@switchboard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptMessage } from './accept.js';
+import { JOB_FIELDS } from './keys.js';
 import { createHubFixture, type HubFixture } from './test-support/hub-fixture.js';
 
 let fixture: HubFixture | undefined;
@@ -37,7 +38,7 @@ describe('the exchange record', () => {
       { role: 'user', content: 'hello?' },
       { role: 'assistant', content: 'first' },
     ]);
-    expect(await hub.exchange.state(jobId)).toEqual({ reply: reply('first'), delivered: 0, done: false });
+    expect(await hub.exchange.state(jobId)).toEqual({ reply: reply('first'), delivered: 0, done: false, live: null });
   });
 
   it('lets one of two racing runs win, and the memory holds one exchange', async () => {
@@ -74,7 +75,26 @@ describe('the exchange record', () => {
   it('records delivery progress for a retry to resume from', async () => {
     const { hub, jobId } = await withJob();
     await hub.exchange.delivered(jobId, 2);
-    expect(await hub.exchange.state(jobId)).toEqual({ reply: null, delivered: 2, done: false });
+    expect(await hub.exchange.state(jobId)).toEqual({ reply: null, delivered: 2, done: false, live: null });
+  });
+
+  it('records the messages a streamed reply posted, for a run after a crash to edit them', async () => {
+    const { hub, jobId } = await withJob();
+    const progress = {
+      v: 1 as const,
+      messages: [
+        { id: '43', chars: 4096 },
+        { id: '44', chars: 120 },
+      ],
+      open: '44',
+    };
+    await hub.exchange.saveLive(jobId, progress);
+    expect(await hub.exchange.state(jobId)).toMatchObject({ live: progress, delivered: 0 });
+    await hub.exchange.saveLive(jobId, { v: 1, messages: progress.messages }, 2);
+    expect(await hub.exchange.state(jobId)).toMatchObject({ live: { v: 1, messages: progress.messages }, delivered: 2 });
+    // Progress nobody can read counts as none: the reply then starts over instead of failing.
+    await hub.redis.hset(hub.queue.toKey(jobId), JOB_FIELDS.live, '{"v":1,"messages":"oops"}');
+    expect(await hub.exchange.state(jobId)).toMatchObject({ live: null });
   });
 
   it('stores an older job’s reply without storing its exchange again when that job already had', async () => {

@@ -1,3 +1,4 @@
+import { type LiveProgress, readLiveProgress } from '@switchboard/protocol';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { HubRedis } from './commands/index.js';
@@ -24,9 +25,11 @@ export interface ExchangeState {
   delivered: number;
   /** The job left its conversation's line for good in an earlier run. */
   done: boolean;
+  /** What an earlier run of a streamed reply posted; null when nothing. */
+  live: LiveProgress | null;
 }
 
-export const FRESH_EXCHANGE: ExchangeState = { reply: null, delivered: 0, done: false };
+export const FRESH_EXCHANGE: ExchangeState = { reply: null, delivered: 0, done: false, live: null };
 
 export interface MemoryOptions {
   /** Messages kept per conversation. */
@@ -58,13 +61,19 @@ export class Exchange {
 
   /** What earlier runs of the job did (only a job that ran before can have done anything). */
   async state(jobId: string): Promise<ExchangeState> {
-    const [reply, delivered, done] = await this.redis.hmget(
+    const [reply, delivered, done, live] = await this.redis.hmget(
       this.queue.toKey(jobId),
       JOB_FIELDS.reply,
       JOB_FIELDS.delivered,
       JOB_FIELDS.done,
+      JOB_FIELDS.live,
     );
-    return { reply: readReply(reply), delivered: Number(delivered ?? 0) || 0, done: done === '1' };
+    return {
+      reply: readReply(reply),
+      delivered: Number(delivered ?? 0) || 0,
+      done: done === '1',
+      live: readLiveProgress(live),
+    };
   }
 
   /**
@@ -90,6 +99,16 @@ export class Exchange {
   /** Records that the platform has the first `count` pieces. */
   async delivered(jobId: string, count: number): Promise<void> {
     await this.redis.hset(this.queue.toKey(jobId), JOB_FIELDS.delivered, count);
+  }
+
+  /**
+   * Records a streamed reply's progress as it happens (and, with `delivered`, how many pieces now
+   * hold their final text), so a run that follows a crash edits the same messages.
+   */
+  async saveLive(jobId: string, progress: LiveProgress, delivered?: number): Promise<void> {
+    const fields: (string | number)[] = [JOB_FIELDS.live, JSON.stringify(progress)];
+    if (delivered !== undefined) fields.push(JOB_FIELDS.delivered, delivered);
+    await this.redis.hset(this.queue.toKey(jobId), ...fields);
   }
 
   /** Forgets the conversation (the `reset` action). */

@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type HubRedis, withHubCommands } from './commands/index.js';
 import { Exchange, type MemoryOptions } from './exchange.js';
+import { JobFeeds } from './job-feed.js';
 import { type HubKeys, hubKeys } from './keys.js';
 import { ConversationOrder } from './ordering.js';
 import { createInboundQueue } from './queues.js';
@@ -29,6 +30,7 @@ export class Hub {
   readonly queue: Queue;
   readonly order: ConversationOrder;
   readonly exchange: Exchange;
+  readonly feeds: JobFeeds;
   readonly retentionSeconds: number;
 
   constructor(
@@ -45,6 +47,7 @@ export class Hub {
       orphanAfterMs: options.orphanAfterMs,
     });
     this.exchange = new Exchange(this.redis, this.keys, this.queue, options.memory);
+    this.feeds = new JobFeeds(this.redis, this.keys);
   }
 
   async close(): Promise<void> {

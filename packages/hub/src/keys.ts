@@ -14,6 +14,8 @@ export interface HubKeys {
   order(conversation: string): string;
   /** The conversation's memory: JSON chat messages, oldest first. */
   memory(conversation: string): string;
+  /** A job's feed: a Redis Stream of its reply as it is written (see job-feed.ts). */
+  feed(jobId: string): string;
 }
 
 export function hubKeys(prefix: string, options: { cluster?: boolean } = {}): HubKeys {
@@ -23,6 +25,7 @@ export function hubKeys(prefix: string, options: { cluster?: boolean } = {}): Hu
     dedupe: (jobId) => `${base}:dedupe:${jobId}`,
     order: (conversation) => `${base}:order:${conversation}`,
     memory: (conversation) => `${base}:conversation:${conversation}`,
+    feed: (jobId) => `${base}:feed:${jobId}`,
   };
 }
 
@@ -38,4 +41,9 @@ export const JOB_FIELDS = {
   delivered: 'sbDelivered',
   /** Set when the job left its conversation's line for good (answered and delivered, or failed). */
   done: 'sbDone',
+  /**
+   * A streamed reply's progress on its platform, JSON (`@switchboard/protocol` live-progress):
+   * the messages posted and how much of the reply each holds, written as they are posted.
+   */
+  live: 'sbLive',
 } as const;

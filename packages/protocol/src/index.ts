@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './hook-message.js';
 export * from './ids.js';
 export * from './json-depth.js';
+export * from './live-progress.js';
 export * from './models.js';
 export * from './responses-object.js';
 export * from './responses-request.js';

@@ -5,4 +5,5 @@ export * from './keys.js';
 export * from './rate-limiter.js';
 export * from './redis.js';
 export * from './response-cache-store.js';
+export * from './send-limiter.js';
 export * from './workers.js';

@@ -13,6 +13,8 @@ export function stateKeys(prefix: string) {
     cacheEntry: (hash: string) => `${prefix}:cache:${hash}`,
     /** One subject's request count in one minute window. */
     rateWindow: (subject: string, window: number) => `${prefix}:ratelimit:${subject}:${window}`,
+    /** Reserved send times to one platform target (`<hook>:<target>`), see send-limiter.ts. */
+    sendTurns: (target: string) => `${prefix}:send:${target}`,
   };
 }
 

@@ -78,6 +78,25 @@ export const embeddingsHandler: Handler = (req, res) => {
 };
 
 /**
+ * Answers `text` the way the request asked: one completion, or (with `stream: true`) an SSE
+ * stream of it word by word, ending in `data: [DONE]`.
+ */
+export function answerText(req: RecordedRequest, res: ServerResponse, text: string): void {
+  const body = req.json as { model?: string; stream?: boolean } | undefined;
+  const model = body?.model ?? 'unknown';
+  if (!body?.stream) {
+    sendJson(res, 200, completionBody(model, text));
+    return;
+  }
+  openSse(res);
+  writeSse(res, chunkBody(model, { role: 'assistant', content: '' }));
+  for (const word of text.split(/(?<= )/)) writeSse(res, chunkBody(model, { content: word }));
+  writeSse(res, chunkBody(model, {}, 'stop'));
+  writeSse(res, '[DONE]');
+  res.end();
+}
+
+/**
  * The default behaviour: a reply built from the last user message, streamed word by word;
  * `/embeddings` answers with fakeEmbedding vectors.
  */

@@ -31,7 +31,14 @@ const discordApi: Handler = (req, res) => {
 let harness: HookHarness;
 
 beforeAll(async () => {
-  const hook = (apiUrl: string) => ({ type: 'discord', publicKey: keys.publicKeyHex, applicationId: APPLICATION_ID, apiUrl });
+  // Whole replies (stream: false): streamed ones are hooks-live-*.integration.test.ts's.
+  const hook = (apiUrl: string) => ({
+    type: 'discord',
+    publicKey: keys.publicKeyHex,
+    applicationId: APPLICATION_ID,
+    apiUrl,
+    stream: false,
+  });
   harness = await startHookHarness({
     platform: discordApi,
     hooks: (url) => ({ dc: hook(`${url}/api/v10`), counted: hook(`${url}/api/v10`) }),

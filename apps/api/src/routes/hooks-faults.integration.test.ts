@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import {
-  completionBody,
+  answerText,
   type LocalServer,
   lastUserText,
   sendJson,
@@ -46,7 +46,7 @@ describe('a worker killed while a job is active', () => {
     upstream.handle((req, res) => {
       calls++;
       if (calls === 1) return firstCall(); // never answers: this worker is about to die
-      sendJson(res, 200, completionBody('m', `answer to ${lastUserText(req)}`));
+      answerText(req, res, `answer to ${lastUserText(req)}`);
     });
 
     const doomed = spawnWorkerProcess({

@@ -1,5 +1,5 @@
 import {
-  completionBody,
+  answerText,
   type LocalServer,
   lastUserText,
   sendJson,
@@ -21,7 +21,8 @@ function modelHandler(): Parameters<LocalServer['handle']>[0] {
   return (req, res) => {
     const body = req.json as { model: string; messages: { role: string }[] };
     const history = body.messages.filter((m) => m.role !== 'system').length - 1;
-    sendJson(res, 200, completionBody(body.model, `reply to: ${lastUserText(req)} (history: ${history})`));
+    // Streamed or whole, as the worker asks (generic hooks stream by default).
+    answerText(req, res, `reply to: ${lastUserText(req)} (history: ${history})`);
   };
 }
 

@@ -28,12 +28,14 @@ const slackApi: Handler = (req, res) => {
 let harness: HookHarness;
 
 beforeAll(async () => {
+  // Whole replies (stream: false): streamed ones are hooks-live-*.integration.test.ts's.
   const hook = (apiUrl: string, botToken = BOT_TOKEN) => ({
     type: 'slack',
     signingSecret: SIGNING_SECRET,
     botToken,
     botUserId: BOT_USER,
     apiUrl,
+    stream: false,
   });
   harness = await startHookHarness({
     platform: slackApi,

@@ -31,7 +31,8 @@ const botApi = (req: RecordedRequest, res: ServerResponse) => {
 let harness: HookHarness;
 
 beforeAll(async () => {
-  const hook = (apiUrl: string) => ({ type: 'telegram', botToken: BOT_TOKEN, secretToken: SECRET, apiUrl });
+  // Whole replies (stream: false): streamed ones are hooks-live-*.integration.test.ts's.
+  const hook = (apiUrl: string) => ({ type: 'telegram', botToken: BOT_TOKEN, secretToken: SECRET, apiUrl, stream: false });
   harness = await startHookHarness({
     platform: botApi,
     hooks: (url) => ({ tg: hook(url), counted: hook(url) }),

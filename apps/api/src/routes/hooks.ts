@@ -1,9 +1,13 @@
 import type Router from '@koa/router';
+import type { Hook } from '@switchboard/channels';
+import type { HookConfig } from '@switchboard/config';
 import { AppError, type InboundMessage } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
+import { clientSignal } from '../middleware/client-signal.js';
 import { requireJsonContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
 import { acceptMessage, findHook } from '../services/hook-service.js';
+import { resumeFrom, streamJobFeed } from '../services/job-feed-service.js';
 import { readJob } from '../services/job-service.js';
 
 /** Inbound webhooks: every hook type behind one route; the adapter decides what the body means. */
@@ -28,15 +32,36 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.get('/hooks/:name/jobs/:id', async (ctx) => {
-    const hook = findHook(deps, ctx.params.name);
-    if (!hook.authorizeJobRead) {
-      throw new AppError('Job look-ups are only offered on generic hooks.', {
-        status: 404,
-        type: 'invalid_request_error',
-        code: 'not_found',
-      });
-    }
-    hook.authorizeJobRead(ctx.headers);
+    const hook = readableHook(deps, ctx.params.name, ctx.headers);
     ctx.body = await readJob(deps, hook.name, ctx.params.id ?? '');
   });
+
+  // The reply as it is written: SSE, resumable with Last-Event-ID.
+  router.get('/hooks/:name/jobs/:id/stream', async (ctx) => {
+    const hook = readableHook(deps, ctx.params.name, ctx.headers);
+    const after = resumeFrom(ctx.get('last-event-id'));
+    const signal = clientSignal(ctx);
+    ctx.state.log = { hook: hook.name, job_id: ctx.params.id };
+    await streamJobFeed(deps, ctx.res, hook, ctx.params.id ?? '', after, signal, () => {
+      ctx.respond = false;
+    });
+  });
+}
+
+/** The hook, when it lets callers read their jobs and the headers hold its credentials; else 404 / 401. */
+function readableHook(
+  deps: AppDeps,
+  name: string | undefined,
+  headers: Record<string, string | string[] | undefined>,
+): Hook<HookConfig> {
+  const hook = findHook(deps, name);
+  if (!hook.authorizeJobRead) {
+    throw new AppError('Job look-ups are only offered on generic hooks.', {
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'not_found',
+    });
+  }
+  hook.authorizeJobRead(headers);
+  return hook;
 }

@@ -1,10 +1,9 @@
 import type { ChannelStatus } from '@switchboard/state';
 import {
-  completionBody,
+  answerText,
   type Handler,
   type LocalServer,
   lastUserText,
-  sendJson,
   startLocalServer,
   startOpenAIUpstream,
 } from '@switchboard/testing';
@@ -26,7 +25,7 @@ export function revealingModel(replies: Record<string, string> = {}): Handler {
     const prompt = lastUserText(req);
     const history = body.messages.filter((m) => m.role !== 'system').length - 1;
     const reply = Object.hasOwn(replies, prompt) ? replies[prompt]! : `reply to: ${prompt} (history: ${history})`;
-    sendJson(res, 200, completionBody(body.model, reply));
+    answerText(req, res, reply);
   };
 }
 

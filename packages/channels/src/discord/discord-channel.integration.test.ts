@@ -36,6 +36,8 @@ async function startDiscord(status: number, body: unknown, headers: Record<strin
       publicKey: keys.publicKeyHex,
       applicationId: APPLICATION_ID,
       apiUrl: `${discord.url}/api/v10`,
+      // Whole replies; the streamed side is discord-live.integration.test.ts's.
+      stream: false,
     }),
   });
   return { discord, adapter };

@@ -1,11 +1,13 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { joinUrl } from '@switchboard/http';
-import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
-import { redact, secondsToMs, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
+import { liveConfigShape } from '../live/live-config.js';
+import { sendLimitsSchema } from '../live/send-gate.js';
+import { checkDiscordReply } from './discord-api-result.js';
+import { discordLive } from './discord-live.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
 
@@ -14,14 +16,6 @@ export const DISCORD_TEXT_LIMIT = 2000;
 
 /** What `parseDiscordInteraction` stored in `replyTo`; checked again because it comes back from the job store. */
 const discordReplyToSchema = z.object({ token: z.string().min(1) });
-
-/** Discord's error body; a 429 adds `retry_after` in (fractional) seconds and `global`. */
-const discordErrorSchema = z.looseObject({
-  message: z.string().optional(),
-  code: z.number().optional(),
-  retry_after: z.number().optional(),
-  global: z.boolean().optional(),
-});
 
 /** The verification key of each public key, built once rather than per request. */
 const keys = new Map<string, KeyObject>();
@@ -41,14 +35,34 @@ export const discord = defineChannel({
     publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters'),
     applicationId: z.string().min(1),
     apiUrl: z.url().default('https://discord.com/api/v10'),
+    /**
+     * The bot's token (optional): a reply still being written when the interaction's fifteen
+     * minutes run out goes on as a channel message through it.
+     */
+    botToken: z.string().min(8).optional(),
+    ...liveConfigShape(1000),
+    /** Edits and follow-ups of one interaction: Discord allows five per five seconds. */
+    sendLimits: sendLimitsSchema({ interaction: { count: 5, perMs: 5000 } }),
   }),
   limits: { textLength: DISCORD_TEXT_LIMIT },
   // A public key is not a secret; the interaction tokens are, and never leave the job.
-  secrets: () => [],
+  secrets: (config) => (config.botToken ? [config.botToken] : []),
 
   receive(request, config) {
     verifyDiscordSignature(request, publicKey(config.publicKey));
     return parseDiscordInteraction(parseJsonBody(request.rawBody));
+  },
+
+  live: { open: discordLive },
+
+  /** One interaction's webhook is one rate-limit bucket; its token is hashed out of the key. */
+  sendTarget(message, config) {
+    const target = discordReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) return null;
+    return {
+      key: createHash('sha256').update(target.data.token).digest('hex').slice(0, 24),
+      rules: [config.sendLimits.interaction],
+    };
   },
 
   /** Part 0 replaces the deferred "thinking…" response; later parts are follow-up messages. */
@@ -65,12 +79,6 @@ export const discord = defineChannel({
       // A model's reply must never ping @everyone or roles: mentions are rendered, not notified.
       body: { content: text, allowed_mentions: { parse: [] } },
     });
-    if (reply.status >= 200 && reply.status < 300) return;
-    const error = discordErrorSchema.safeParse(reply.json);
-    const body = error.success ? error.data : undefined;
-    const retryAfterMs = secondsToMs(body?.retry_after) ?? parseRetryAfter(reply.headers['retry-after']);
-    // The interaction token is a credential for fifteen minutes: it never goes into a message.
-    const detail = redact(body?.message ?? reply.text, [token]);
-    throw statusFailure(label, reply.status, detail, retryAfterMs);
+    checkDiscordReply(label, reply, [token]);
   },
 });

@@ -26,7 +26,7 @@ describe('parseDiscordInteraction', () => {
       from: '800000000000000003',
       conversation: '900000000000000002:800000000000000003',
       dedupeKey: '1329481234567890123',
-      replyTo: { token: 'aW50ZXJhY3Rpb246MTMyOTQ4MTIzNDU2Nzg5MDEyMzpzZWNyZXQ' },
+      replyTo: { token: 'aW50ZXJhY3Rpb246MTMyOTQ4MTIzNDU2Nzg5MDEyMzpzZWNyZXQ', channel_id: '900000000000000002' },
     });
     expect(inbound.ack('job-1')).toEqual({ status: 200, body: { type: 5 } });
   });

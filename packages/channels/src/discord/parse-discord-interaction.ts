@@ -84,7 +84,8 @@ export function parseDiscordInteraction(body: unknown): Inbound {
       from,
       conversation: `${channel}:${from}`,
       dedupeKey: interaction.id,
-      replyTo: { token: interaction.token },
+      // The channel, for a reply that outlives the token (posted with the bot's token instead).
+      replyTo: { token: interaction.token, channel_id: channel },
     },
     // Discord allows three seconds for the first answer; the model gets fifteen minutes this way.
     ack: () => ({ status: 200, body: { type: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE } }),

@@ -2,6 +2,8 @@ import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { redact, statusFailure } from '../http.js';
+import { liveConfigShape } from '../live/live-config.js';
+import { genericLive } from './generic-live.js';
 import { parseGenericRequest } from './parse-generic-request.js';
 import { verifyGenericToken } from './verify-generic-token.js';
 
@@ -17,6 +19,7 @@ export const generic = defineChannel({
     token: z.string().min(8),
     /** Where replies are POSTed; without it replies are only readable at GET /hooks/:name/jobs/:id. */
     replyUrl: z.url({ protocol: /^https?$/ }).optional(),
+    ...liveConfigShape(100),
   }),
   // A receiver has no length limit we know of, so the reply goes out whole.
   limits: { textLength: Number.POSITIVE_INFINITY },
@@ -26,6 +29,8 @@ export const generic = defineChannel({
     verifyGenericToken(request, config.token);
     return parseGenericRequest(request);
   },
+
+  live: { feed: true, open: genericLive },
 
   /** POSTs the part to `replyUrl`; without one, replies are only read back through the API. */
   async deliver({ message, text, index, meta }, { hook, config, http }) {

@@ -28,7 +28,7 @@ describe('parseSlackEvent', () => {
       from: 'U0456',
       conversation: 'C0123:1736942400.000100',
       dedupeKey: 'C0123:1736942400.000100',
-      replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
+      replyTo: { channel: 'C0123', thread_ts: '1736942400.000100', team: 'T0001' },
     });
     expect(inbound.ack('job-1')).toEqual({ status: 200, body: { ok: true } });
   });
@@ -44,7 +44,7 @@ describe('parseSlackEvent', () => {
     const inbound = parseSlackEvent(slackMessageEvent({ ts: '1736942500.000200', thread_ts: '1736942400.000100' }));
     expect(inbound.kind === 'message' && inbound.message).toMatchObject({
       conversation: 'C0123:1736942400.000100',
-      replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
+      replyTo: { channel: 'C0123', thread_ts: '1736942400.000100', team: 'T0001' },
     });
   });
 

@@ -12,6 +12,7 @@ const urlVerificationSchema = z.looseObject({ type: z.literal('url_verification'
 
 const eventCallbackSchema = z.looseObject({
   type: z.literal('event_callback'),
+  team_id: z.string().min(1).optional(),
   event_id: z.string().min(1),
   event: z.looseObject({ type: z.string() }),
 });
@@ -72,7 +73,8 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
       // One Slack message, one answer: a retry repeats the event, and a mention arrives both as
       // `message` and as `app_mention` (different event_ids, same channel and ts).
       dedupeKey: `${event.channel}:${event.ts}`,
-      replyTo: { channel: event.channel, thread_ts: thread },
+      // The team is who a native stream is for (chat.startStream's recipient_team_id).
+      replyTo: { channel: event.channel, thread_ts: thread, ...(callback.team_id ? { team: callback.team_id } : {}) },
     },
     ack: () => okAnswer(),
   };

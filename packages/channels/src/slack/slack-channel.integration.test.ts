@@ -14,7 +14,7 @@ const MESSAGE: InboundMessage = {
   from: 'U0456',
   conversation: 'C0123:1736942400.000100',
   dedupeKey: 'C0123:1736942400.000100',
-  replyTo: { channel: 'C0123', thread_ts: '1736942400.000100' },
+  replyTo: { channel: 'C0123', thread_ts: '1736942400.000100', team: 'T0001' },
 };
 
 let slack: LocalServer | undefined;
@@ -31,7 +31,13 @@ async function startSlack(answer: (reply: (status: number, body: unknown, header
   slack = await startLocalServer((_req, res) => answer((status, body, headers) => sendJson(res, status, body, headers)));
   adapter = createHook('team', {
     type: 'slack' as const,
-    ...slackChannel.config.parse({ signingSecret: SIGNING_SECRET, botToken: BOT_TOKEN, apiUrl: `${slack.url}/api` }),
+    // Whole replies; the streamed side is slack-live.integration.test.ts's.
+    ...slackChannel.config.parse({
+      signingSecret: SIGNING_SECRET,
+      botToken: BOT_TOKEN,
+      apiUrl: `${slack.url}/api`,
+      stream: false,
+    }),
   });
   return { slack, adapter };
 }

@@ -5,8 +5,11 @@ import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
+import { liveConfigShape } from '../live/live-config.js';
+import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseSlackEvent } from './parse-slack-event.js';
 import { checkSlackResult, slackErrorCode } from './slack-api-result.js';
+import { SLACK_STREAM_LIMIT, slackLive } from './slack-live.js';
 import { verifySlackSignature } from './verify-slack-signature.js';
 
 /** Slack truncates `text` beyond 40,000 characters, so longer replies go out as several messages. */
@@ -24,6 +27,9 @@ export const slack = defineChannel({
     /** The bot's own user id, to ignore its messages (bot_id covers most cases). */
     botUserId: z.string().optional(),
     apiUrl: z.url().default('https://slack.com/api'),
+    ...liveConfigShape(1000),
+    /** Slack's guidance: about one message a second in a channel (short bursts aside). */
+    sendLimits: sendLimitsSchema({ channel: { count: 1, perMs: 1000 } }),
   }),
   limits: { textLength: SLACK_TEXT_LIMIT },
   secrets: (config) => [config.signingSecret, config.botToken],
@@ -31,6 +37,13 @@ export const slack = defineChannel({
   receive(request, config) {
     verifySlackSignature(request, config.signingSecret);
     return parseSlackEvent(parseJsonBody(request.rawBody), { botUserId: config.botUserId });
+  },
+
+  live: { textLength: SLACK_STREAM_LIMIT, open: slackLive },
+
+  sendTarget(message, config) {
+    const target = slackReplyToSchema.safeParse(message.replyTo);
+    return target.success ? { key: target.data.channel, rules: [config.sendLimits.channel] } : null;
   },
 
   async deliver({ message, text }, { hook, config, http }) {

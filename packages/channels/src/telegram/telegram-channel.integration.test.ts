@@ -31,7 +31,8 @@ async function startTelegram(status: number, body: unknown, headers: Record<stri
   telegram = await startLocalServer((_req, res) => sendJson(res, status, body, headers));
   adapter = createHook('tg', {
     type: 'telegram' as const,
-    ...telegramChannel.config.parse({ botToken: BOT_TOKEN, secretToken: SECRET, apiUrl: telegram.url }),
+    // Whole replies; the streamed side is telegram-live.integration.test.ts's.
+    ...telegramChannel.config.parse({ botToken: BOT_TOKEN, secretToken: SECRET, apiUrl: telegram.url, stream: false }),
   });
   return { telegram, adapter };
 }

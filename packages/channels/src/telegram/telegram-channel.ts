@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
+import { liveConfigShape } from '../live/live-config.js';
+import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
 import { checkTelegramReply } from './telegram-api-result.js';
+import { telegramLive } from './telegram-live.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
 /** The Bot API's limit on `sendMessage` text. */
@@ -21,6 +24,9 @@ export const telegram = defineChannel({
     /** The secret_token given to setWebhook, checked on every update. */
     secretToken: z.string().min(1),
     apiUrl: z.url().default('https://api.telegram.org'),
+    ...liveConfigShape(1000),
+    /** Telegram's documented limits: about one message a second in a chat, 20 a minute in a group. */
+    sendLimits: sendLimitsSchema({ chat: { count: 1, perMs: 1000 }, group: { count: 20, perMs: 60_000 } }),
   }),
   limits: { textLength: TELEGRAM_TEXT_LIMIT },
   secrets: (config) => [config.botToken, config.secretToken],
@@ -28,6 +34,16 @@ export const telegram = defineChannel({
   receive(request, config) {
     verifyTelegramSecret(request, config.secretToken);
     return parseTelegramUpdate(parseJsonBody(request.rawBody));
+  },
+
+  live: { open: telegramLive },
+
+  /** Replies to a chat share its limits; groups (negative ids) have the per-minute one too. */
+  sendTarget(message, config) {
+    const target = telegramReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) return null;
+    const { chat, group } = config.sendLimits;
+    return { key: String(target.data.chat_id), rules: target.data.chat_id < 0 ? [chat, group] : [chat] };
   },
 
   /** Sends a part; only the first is marked as a reply, the rest follow it in the chat. */

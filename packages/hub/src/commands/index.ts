@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { exchangeRecord } from './exchange-record.js';
+import { feedAppend } from './feed-append.js';
 import { orderAcquire } from './order-acquire.js';
 import { orderEnqueue } from './order-enqueue.js';
 import { orderRelease } from './order-release.js';
@@ -9,7 +10,7 @@ import { orderRelease } from './order-release.js';
  * client, sent as EVALSHA (ioredis falls back to EVAL after a script flush). Each script's header
  * lists its KEYS and ARGV; all its keys share one hash slot (see keys.ts).
  */
-const COMMANDS = [orderEnqueue, orderAcquire, orderRelease, exchangeRecord];
+const COMMANDS = [orderEnqueue, orderAcquire, orderRelease, exchangeRecord, feedAppend];
 
 type Arg = string | number;
 
@@ -19,6 +20,7 @@ export interface HubCommands {
   sbOrderAcquire(line: string, ...args: Arg[]): Promise<[number, string]>;
   sbOrderRelease(line: string, job: string, delayed: string, ...args: Arg[]): Promise<string | null>;
   sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;
+  sbFeedAppend(feed: string, ...args: Arg[]): Promise<string>;
 }
 
 export type HubRedis = Redis & HubCommands;

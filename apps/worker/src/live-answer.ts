@@ -1,0 +1,79 @@
+import type { LiveReply } from '@switchboard/channels';
+import type { ExchangeState, Reply } from '@switchboard/hub';
+import { unixSeconds } from '@switchboard/protocol';
+import { promptFor, recordedReply } from './answer.js';
+import type { WorkerDeps } from './deps.js';
+import type { MessageJob } from './message-job.js';
+import { PacedUpdates } from './paced-updates.js';
+
+/**
+ * A message answered live: the platform shows the model thinking, then the reply as it streams
+ * (paced by the hook's `streamIntervalMs`); once the stream is complete the reply is recorded with
+ * the exchange in memory — exactly once, as for any reply — and only then is the final text put
+ * in place. Everything the platform was sent is recorded in the job as it happens, so a run that
+ * follows a crash edits the same messages; a run that finds the reply recorded only finishes it.
+ */
+export async function answerLive(
+  deps: WorkerDeps,
+  job: MessageJob,
+  earlier: ExchangeState,
+  signal: AbortSignal,
+): Promise<{ reply: Reply; parts: number }> {
+  const { hub, logger } = deps;
+  const hook = job.hook;
+  const log = (message: string, meta: Record<string, unknown> = {}) =>
+    logger.debug(message, { job_id: job.jobId, hook: hook.name, ...meta });
+  const live = hook.openLive!({
+    message: job.queued.message,
+    jobId: job.jobId,
+    receivedAt: job.queued.receivedAt,
+    earlier: earlier.live,
+    delivered: earlier.delivered,
+    rerun: job.job.attemptsStarted > 1,
+    save: (progress, delivered) => hub.exchange.saveLive(job.jobId, progress, delivered),
+    feed: hook.channel.live?.feed
+      ? { append: async (event, data) => void (await hub.feeds.append(job.jobId, event, data)) }
+      : undefined,
+    signal,
+    log,
+  });
+  try {
+    const reply = (await recordedReply(deps, job, earlier)) ?? (await streamReply(deps, job, live, signal, log));
+    return { reply, parts: await live.finish(reply) };
+  } finally {
+    live.close();
+  }
+}
+
+async function streamReply(
+  deps: WorkerDeps,
+  job: MessageJob,
+  live: LiveReply,
+  signal: AbortSignal,
+  log: (message: string, meta?: Record<string, unknown>) => void,
+): Promise<Reply> {
+  live.thinking();
+  const messages = await promptFor(deps, job);
+  const stream = await deps.gateway.stream(
+    { model: job.hook.config.model, messages, stream: true },
+    { signal, requestId: job.jobId },
+  );
+  const updates = new PacedUpdates(
+    (text) => live.update(text),
+    job.hook.streamIntervalMs,
+    (err) => log('live update failed; the next one tries again', { error: (err as Error).message }),
+  );
+  let text = '';
+  try {
+    for await (const chunk of stream.chunks) {
+      const delta = chunk.choices[0]?.delta.content;
+      if (typeof delta !== 'string' || delta === '') continue;
+      text += delta;
+      updates.push(text);
+    }
+  } finally {
+    await updates.stop();
+  }
+  const reply = { text, model: stream.model, created: unixSeconds() };
+  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, reply);
+}

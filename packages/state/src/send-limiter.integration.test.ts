@@ -1,0 +1,69 @@
+import { deleteKeys, FakeRateLimit, testPrefix, testRedisUrl } from '@switchboard/testing';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stateKeys } from './keys.js';
+import { SendBackoff, SendLimiter } from './send-limiter.js';
+
+/** Several workers' limiters: each its own connection, all on one Redis and prefix. */
+let prefix = testPrefix();
+const connections: Redis[] = [];
+
+function limiters(count: number, options = {}): SendLimiter[] {
+  return Array.from({ length: count }, () => {
+    const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+    connections.push(redis);
+    return new SendLimiter(redis, stateKeys(prefix), options);
+  });
+}
+
+afterEach(async () => {
+  for (const redis of connections.splice(0)) redis.disconnect();
+  await deleteKeys(prefix);
+  prefix = testPrefix();
+});
+
+const RULES = [
+  { count: 1, perMs: 40 },
+  { count: 4, perMs: 400 },
+];
+
+describe('SendLimiter', () => {
+  it('spaces a burst from several workers so a platform enforcing the rules never refuses one', async () => {
+    const platform = new FakeRateLimit();
+    const workers = limiters(3);
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        await workers[i % 3]!.take('tg:-100', RULES);
+        platform.check('-100', RULES);
+      }),
+    );
+    expect(platform.refused).toBe(0);
+
+    // The same burst without turns is refused: the check above is a real one.
+    const unguarded = new FakeRateLimit();
+    for (let i = 0; i < 12; i++) unguarded.check('-100', RULES);
+    expect(unguarded.refused).toBeGreaterThan(0);
+  });
+
+  it('makes every worker wait out a pause another one recorded (a 429 retry_after)', async () => {
+    const [first, second] = limiters(2);
+    await first!.pause('tg:42', 300);
+    const before = Date.now();
+    await second!.take('tg:42', RULES);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(250);
+  });
+
+  it('fails at once, saying when to come back, when the turn is further away than it waits', async () => {
+    const [worker] = limiters(1, { maxWaitMs: 100 });
+    await worker!.pause('slack:C1', 5_000);
+    const failure = await worker!.take('slack:C1', RULES).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(SendBackoff);
+    expect((failure as SendBackoff).retryAfterMs).toBeGreaterThan(4_000);
+  });
+
+  it('keeps targets apart: a paused chat does not hold up another', async () => {
+    const [worker] = limiters(1, { maxWaitMs: 100 });
+    await worker!.pause('tg:1', 5_000);
+    await expect(worker!.take('tg:2', RULES)).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,173 @@
+import type { ServerResponse } from 'node:http';
+import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
+import { discordMessage } from './discord.js';
+import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
+
+/**
+ * A local Discord API (`<url>/api/v10`) for interaction responses, as documented: the deferred
+ * response edited at `PATCH /webhooks/{app}/{token}/messages/@original`, follow-ups posted with
+ * `?wait=true` and edited or deleted by id, channel messages with the bot token; `content` up to
+ * 2,000 characters; an interaction token valid for fifteen minutes (then 401, code 50027); and
+ * each webhook's (or channel's) rate-limit bucket, 5 per 5 s, reported in `X-RateLimit-*` headers
+ * and enforced with 429 + `retry_after`.
+ */
+export interface FakeDiscordOptions {
+  applicationId: string;
+  /** The bot token channel messages need; without it they are refused. */
+  botToken?: string;
+  /** Scaled down in tests. @defaultValue 5 per 5 s per bucket */
+  limit?: FakeRule;
+}
+
+export interface DiscordPost {
+  id: string;
+  content: string;
+}
+
+export interface DiscordCall {
+  method: string;
+  path: string;
+  status: number;
+}
+
+export interface FakeDiscord {
+  apiUrl: string;
+  server: LocalServer;
+  calls: DiscordCall[];
+  /** Registers an interaction (as Discord does when it sends one); `expired` makes its token invalid already. */
+  interaction(token: string, options?: { expired?: boolean }): void;
+  /** What an interaction shows: the original response, then its follow-ups. */
+  responses(token: string): DiscordPost[];
+  /** Messages the bot posted in a channel. */
+  channel(channelId: string): DiscordPost[];
+  readonly refused: number;
+  close(): Promise<void>;
+}
+
+const LIMIT = 2000;
+
+export async function startFakeDiscord(options: FakeDiscordOptions): Promise<FakeDiscord> {
+  const limit = options.limit ?? { count: 5, perMs: 5000 };
+  const rate = new FakeRateLimit();
+  const interactions = new Map<string, { expired: boolean; posts: DiscordPost[] }>();
+  const channels = new Map<string, DiscordPost[]>();
+  const calls: DiscordCall[] = [];
+  let nextId = 1_329_481_300_000_000_000n;
+
+  const answer = (
+    res: ServerResponse,
+    call: DiscordCall,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    call.status = status;
+    if (status === 204) res.writeHead(204, headers).end();
+    else sendJson(res, status, body, headers);
+  };
+
+  const server = await startLocalServer((req: RecordedRequest, res) => {
+    const path = req.url.replace(/^\/api\/v10/, '').replace(/\?.*$/, '');
+    const call: DiscordCall = { method: req.method, path, status: 0 };
+    calls.push(call);
+    const webhook = /^\/webhooks\/([^/]+)\/([^/]+)(?:\/messages\/([^/]+))?$/.exec(path);
+    const channel = /^\/channels\/([^/]+)\/messages(?:\/([^/]+))?$/.exec(path);
+    let posts: DiscordPost[];
+    let id: string | undefined;
+    let bucket: string;
+    if (webhook && webhook[1] === options.applicationId) {
+      const interaction = interactions.get(decodeURIComponent(webhook[2]!));
+      if (!interaction || interaction.expired) return answer(res, call, 401, { message: 'Invalid Webhook Token', code: 50027 });
+      posts = interaction.posts;
+      id = webhook[3];
+      bucket = `webhook:${webhook[2]}`;
+    } else if (channel) {
+      if (!options.botToken || req.headers.authorization !== `Bot ${options.botToken}`) {
+        return answer(res, call, 401, { message: '401: Unauthorized', code: 0 });
+      }
+      const channelId = channel[1]!;
+      posts = channels.get(channelId) ?? [];
+      channels.set(channelId, posts);
+      id = channel[2];
+      bucket = `channel:${channelId}`;
+    } else {
+      return answer(res, call, 404, { message: '404: Not Found', code: 0 });
+    }
+
+    const waitMs = rate.check(bucket, [limit]);
+    const headers = bucketHeaders(bucket, rate.usage(bucket, limit), limit);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs) / 1000;
+      return answer(
+        res,
+        call,
+        429,
+        { message: 'You are being rate limited.', retry_after: seconds, global: false },
+        {
+          ...headers,
+          'retry-after': String(Math.ceil(seconds)),
+          'x-ratelimit-reset-after': String(seconds),
+        },
+      );
+    }
+    const content = String((req.json as { content?: unknown } | undefined)?.content ?? '');
+    if (req.method !== 'DELETE' && content.length > LIMIT) {
+      return answer(
+        res,
+        call,
+        400,
+        {
+          message: 'Invalid Form Body',
+          code: 50035,
+          errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${LIMIT} or fewer in length.` }] } },
+        },
+        headers,
+      );
+    }
+    const target = id === undefined ? undefined : posts.find((post) => post.id === id);
+    if (req.method === 'POST' && id === undefined) {
+      const post = { id: String(++nextId), content };
+      posts.push(post);
+      return answer(res, call, 200, discordMessage(content, { id: post.id }), headers);
+    }
+    if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: 10008 }, headers);
+    if (req.method === 'PATCH') {
+      target.content = content;
+      return answer(res, call, 200, discordMessage(content, { id: target.id }), headers);
+    }
+    if (req.method === 'DELETE') {
+      posts.splice(posts.indexOf(target), 1);
+      return answer(res, call, 204, null, headers);
+    }
+    return answer(res, call, 405, { message: '405: Method Not Allowed', code: 0 });
+  });
+
+  return {
+    apiUrl: `${server.url}/api/v10`,
+    server,
+    calls,
+    interaction(token, { expired = false } = {}) {
+      // The deferred response exists from the start, showing "thinking…" (empty content).
+      interactions.set(token, { expired, posts: [{ id: '@original', content: '' }] });
+    },
+    responses: (token) => [...(interactions.get(token)?.posts ?? [])],
+    channel: (channelId) => [...(channels.get(channelId) ?? [])],
+    get refused() {
+      return rate.refused;
+    },
+    close: () => server.close(),
+  };
+}
+
+function bucketHeaders(
+  bucket: string,
+  usage: { remaining: number; resetAfterMs: number },
+  limit: FakeRule,
+): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit.count),
+    'x-ratelimit-remaining': String(usage.remaining),
+    'x-ratelimit-reset-after': String(Math.ceil(usage.resetAfterMs) / 1000),
+    'x-ratelimit-bucket': Buffer.from(bucket).toString('hex').slice(0, 16),
+  };
+}
