@@ -1,3 +1,4 @@
+import { ConfigError } from '@switchboard/config';
 import {
   AppError,
   type ChatCompletion,
@@ -29,15 +30,15 @@ export class Gateway {
   /**
    * @param fallbacks `{ "<model id>": ["<model id>", …] }`: when a model still fails after its
    * retries (429, 5xx, unreachable, time-out), the next one in its chain serves the request.
-   * Every id must be served, or this throws at start-up.
+   * Every id must be served, or this throws a `ConfigError` naming the entry at start-up.
    */
   constructor(
     readonly registry: ModelRegistry,
     fallbacks: Record<string, string[]> = {},
   ) {
     for (const [model, chain] of Object.entries(fallbacks)) {
-      const first = registry.resolve(model);
-      this.chains.set(first.id, [first, ...chain.map((id) => registry.resolve(id))]);
+      const first = configured(registry, model, `fallbacks.${model}`);
+      this.chains.set(first.id, [first, ...chain.map((id, i) => configured(registry, id, `fallbacks.${model}[${i}]`))]);
     }
   }
 
@@ -91,6 +92,16 @@ export class Gateway {
     }));
     const id = completionId();
     return { id, model: target.id, chunks: normalizeStream(upstream, request, { id, model: target.id, created: unixSeconds() }) };
+  }
+}
+
+/** A model the configuration names, or a `ConfigError` at `path` saying why it cannot be served. */
+function configured(registry: ModelRegistry, model: string, path: string): ResolvedModel {
+  try {
+    return registry.resolve(model);
+  } catch (err) {
+    if (err instanceof AppError) throw new ConfigError(`${path}: ${err.message}`);
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import {
   completionBody,
+  freePort,
   type LocalServer,
   lastUserText,
   sendJson,
@@ -8,7 +9,6 @@ import {
   startOpenAIUpstream,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 import { spawnWorkerProcess, startTestWorker } from '../test-support/start-worker.js';
 

@@ -1,7 +1,6 @@
-import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
+import { deleteKeys, freePort, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const chat = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

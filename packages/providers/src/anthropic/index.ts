@@ -2,6 +2,7 @@ import type { ProviderConfig } from '@switchboard/config';
 import type { ChatCompletionRequest } from '@switchboard/protocol';
 import { type EventReader, HttpProvider } from '../http-provider.js';
 import type { ProviderCompletion } from '../provider.js';
+import type { ProviderLog } from '../upstream-pool.js';
 import { anthropicHeaders, messagesUrl } from './api.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { fromAnthropicResponse } from './convert-response.js';
@@ -14,8 +15,8 @@ import { createStreamState, fromAnthropicEvent } from './convert-stream.js';
 export class AnthropicProvider extends HttpProvider {
   private readonly defaultMaxTokens: number;
 
-  constructor(name: string, config: ProviderConfig) {
-    super(name, config, messagesUrl(config), anthropicHeaders(config));
+  constructor(name: string, config: ProviderConfig, log?: ProviderLog) {
+    super(name, config, messagesUrl(config), anthropicHeaders(config), log);
     this.defaultMaxTokens = config.defaultMaxTokens;
   }
 

@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { describeSettings } from './describe-settings.js';
+import type { Env } from './interpolate.js';
+import { exitOnConfigError, loadSettings, type Settings } from './settings.js';
+
+/** One of the two programs (`apps/api/dist/main.js`, `apps/worker/dist/main.js`). */
+export interface EntryPoint {
+  /** How to run it, for the usage line: `node apps/api/dist/main.js`. */
+  command: string;
+  /** What it does, one or two sentences. */
+  summary: string;
+  version: string;
+  /**
+   * What `--check` does beyond reading the settings: build what they name (the model table, the
+   * fallbacks), throwing a `ConfigError` for anything that would stop start-up.
+   */
+  check(settings: Settings): void | Promise<void>;
+  start(settings: Settings): Promise<void>;
+}
+
+/** EX_USAGE from sysexits.h: an option the program does not know. */
+const EXIT_USAGE = 64;
+
+function usage(entry: EntryPoint): string {
+  return `Usage: ${entry.command} [--check | --help | --version]
+
+${entry.summary}
+
+  --check    validate the configuration and print the effective providers, models, hooks and
+             limits (secrets masked); exit 0 when it is valid, 78 when it is not
+  --help     print this help
+  --version  print the version
+
+Configured by the environment (PORT, HOST, REDIS_URL, SWITCHBOARD_CONFIG, LOG_LEVEL…) and the
+config file SWITCHBOARD_CONFIG names: see the README's Configuration section.
+Exit codes: 0 stopped cleanly, 1 failed, 64 bad option, 78 configuration error.
+`;
+}
+
+/**
+ * Runs an entry point: `--help`, `--version`, `--check`, or start. Any configuration error,
+ * found reading the settings or building what they name, exits 78 with one line naming the key.
+ */
+export async function runEntryPoint(entry: EntryPoint, argv: string[], env: Env): Promise<void> {
+  let values: { check?: boolean; help?: boolean; version?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`switchboard: ${(err as Error).message}\n\n${usage(entry)}`);
+    process.exit(EXIT_USAGE);
+  }
+  if (values.help) return void process.stdout.write(usage(entry));
+  if (values.version) return void process.stdout.write(`${entry.version}\n`);
+  try {
+    const settings = loadSettings(env);
+    if (!values.check) return await entry.start(settings);
+    await entry.check(settings);
+    for (const warning of settings.warnings) process.stderr.write(`switchboard: warning: ${warning}\n`);
+    process.stdout.write(`# switchboard: the configuration is valid\n${stringify(describeSettings(settings))}`);
+  } catch (err) {
+    exitOnConfigError(err);
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Time-outs that fire on time. undici's `headersTimeout` and `bodyTimeout` run on a coarse clock
+ * (about one second), so a 300 ms time-out fires after about a second and a 500 ms silence in a
+ * body is never noticed; these use a timer of their own.
+ */
+
+/** An AbortSignal that fires after `ms` unless `clear()`ed first; `expired` tells it from other aborts. */
+export class Deadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  #expired = false;
+
+  constructor(ms: number) {
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new DeadlineError(ms));
+    }, ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True once the time ran out (whatever else happened to the request). */
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** The abort reason of a `Deadline`: never shown to a client, mapped by the caller. */
+export class DeadlineError extends Error {
+  override name = 'DeadlineError';
+  constructor(readonly ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
+/** A response body: an async iterable that `destroy(err)` ends with `err` (a Node Readable). */
+export interface DestroyableBody<T> extends AsyncIterable<T> {
+  destroy(error?: Error): unknown;
+}
+
+/**
+ * The body's chunks, failing with `onSilence()` when `ms` pass with no chunk while one is awaited
+ * (the consumer's own slowness does not count). The body is destroyed with that error, so its
+ * connection is not left half-read.
+ */
+export async function* idleTimeout<T>(body: DestroyableBody<T>, ms: number, onSilence: () => Error): AsyncGenerator<T> {
+  const chunks = body[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    for (;;) {
+      const timer = setTimeout(() => body.destroy(onSilence()), ms);
+      let next: IteratorResult<T>;
+      try {
+        next = await chunks.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // A consumer that stops early (or a failure) closes the body, as `for await` over it would.
+    if (!ended) await chunks.return?.();
+  }
+}
