@@ -38,6 +38,8 @@ export function tool(name, args, options) {
   run(bin(name), args, options);
 }
 
-export function spawnNode(script, env) {
-  return spawn(process.execPath, [script], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+/** Runs a Node script as a child with this terminal; `ipc: true` opens a message channel to it. */
+export function spawnNode(script, env, { ipc = false } = {}) {
+  const stdio = ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit';
+  return spawn(process.execPath, [script], { cwd: root, stdio, env: { ...process.env, ...env } });
 }

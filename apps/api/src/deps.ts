@@ -1,21 +1,23 @@
-import { readFileSync } from 'node:fs';
-import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
-import type { HookConfig, Settings } from '@switchboard/config';
+import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
+import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger } from '@switchboard/logger';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   ActiveSessions,
+  ChannelChecks,
   ChannelStats,
   createRedis,
-  quietErrors,
   RateLimiter,
   type Redis,
   redisReady,
   type StateKeys,
+  settlesWithin,
   stateKeys,
   WorkerRegistry,
+  warnUnlessNoEviction,
+  watchRedis,
 } from '@switchboard/state';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
@@ -33,24 +35,33 @@ export interface AppDeps {
   readyHub: () => Promise<Hub>;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
+  /** Checks the hooks' credentials with their platforms; started by `startServer`. */
+  channelChecks: ChannelChecks;
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
   workers: WorkerRegistry;
   version: string;
   startedAt: Date;
-  /** Closes pools, the queue (if it was made) and Redis. */
+  /** Closes pools, the queue (if it was made) and Redis; each step bounded, so Redis being away never holds it. */
   close(): Promise<void>;
 }
 
-export function createDeps(settings: Settings, overrides: { logger?: Logger } = {}): AppDeps {
+/** @throws ConfigError when the settings name a model no provider serves (before any connection is opened). */
+export function createDeps(settings: Settings, overrides: { logger?: Logger; version?: string } = {}): AppDeps {
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
-  const redis = quietErrors(createRedis(settings.redisUrl), (err) => logger.warn('redis unavailable', { error: err.message }));
+  const gateway = createGateway(settings, { log: logger });
+  const redis = createRedis(settings.redisUrl);
+  watchRedis(redis, logger);
+  warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.redisPrefix);
   let hub: Hub | undefined;
   const hooks = createHooks(settings.config.hooks);
-  const gateway = createGateway(settings);
   const channelStats = new ChannelStats(redis, keys);
+  const channelChecks = new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
+    intervalMs: settings.config.health.channelCheckMs,
+    log: logger,
+  });
   const sessions = new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds);
   return {
     settings,
@@ -65,26 +76,21 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     },
     hooks,
     channelStats,
+    channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
     sessions,
     workers: new WorkerRegistry(redis, keys),
-    version: readVersion(),
+    version: overrides.version ?? packageVersion(new URL('../package.json', import.meta.url)),
     startedAt: new Date(),
     async close() {
-      await gateway.registry.close();
-      await hub?.close();
-      await closeHooks(hooks);
-      await Promise.all([channelStats.close(), sessions.close()]);
+      await channelChecks.stop();
+      await Promise.all([
+        gateway.registry.close(),
+        closeHooks(hooks),
+        settlesWithin(hub?.close() ?? Promise.resolve(), 1_000),
+        settlesWithin(Promise.all([channelStats.close(), sessions.close()]), 1_000),
+      ]);
       redis.disconnect();
     },
   };
-}
-
-function readVersion(): string {
-  try {
-    const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    return pkg && typeof pkg === 'object' && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }

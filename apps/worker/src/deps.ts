@@ -1,9 +1,20 @@
-import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
+import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger } from '@switchboard/logger';
 import { createGateway, type Gateway } from '@switchboard/providers';
-import { ChannelStats, createQueueRedis, quietErrors, type Redis, stateKeys, WorkerRegistry } from '@switchboard/state';
+import {
+  ChannelChecks,
+  ChannelStats,
+  createQueueRedis,
+  type Redis,
+  type RedisWatch,
+  settlesWithin,
+  stateKeys,
+  WorkerRegistry,
+  warnUnlessNoEviction,
+  watchRedis,
+} from '@switchboard/state';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -13,34 +24,54 @@ export interface WorkerDeps {
   gateway: Gateway;
   /** BullMQ-style connection (`maxRetriesPerRequest: null`): commands wait out a Redis outage. */
   redis: Redis;
+  /** The outage log of `redis`, which BullMQ's connection errors report to as well. */
+  redisWatch: RedisWatch;
   hub: Hub;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
+  channelChecks: ChannelChecks;
   workers: WorkerRegistry;
 }
 
+/** @throws ConfigError when the settings name a model no provider serves (before any connection is opened). */
 export function createWorkerDeps(settings: Settings, overrides: { logger?: Logger } = {}): WorkerDeps {
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
-  const redis = quietErrors(createQueueRedis(settings.redisUrl), (err) =>
-    logger.warn('redis unavailable', { error: err.message }),
-  );
+  const gateway = createGateway(settings, { retries: false, log: logger });
+  const redis = createQueueRedis(settings.redisUrl);
+  const redisWatch = watchRedis(redis, logger);
+  warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.redisPrefix);
+  const hooks = createHooks(settings.config.hooks);
+  const channelStats = new ChannelStats(redis, keys);
   return {
     settings,
     logger,
-    gateway: createGateway(settings, { retries: false }),
+    gateway,
     redis,
+    redisWatch,
     hub: createHub(redis, settings),
-    hooks: createHooks(settings.config.hooks),
-    channelStats: new ChannelStats(redis, keys),
+    hooks,
+    channelStats,
+    channelChecks: new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
+      intervalMs: settings.config.health.channelCheckMs,
+      log: logger,
+    }),
     workers: new WorkerRegistry(redis, keys),
   };
 }
 
+/**
+ * Closes everything, each step bounded: with Redis away its commands would wait forever (this
+ * connection queues them), so nothing here waits on Redis for more than a moment.
+ */
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
-  await deps.hub.close();
-  await closeHooks(deps.hooks);
-  await deps.gateway.registry.close();
+  await deps.channelChecks.stop();
+  await Promise.all([
+    settlesWithin(deps.channelStats.close(), 1_000),
+    settlesWithin(deps.hub.close(), 1_000),
+    closeHooks(deps.hooks),
+    deps.gateway.registry.close(),
+  ]);
   deps.redis.disconnect();
 }

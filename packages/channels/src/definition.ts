@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
 import type { z } from 'zod';
+import type { CredentialCheck } from './credential-check.js';
 import type { DeliveryClient } from './http.js';
 
 /**
  * A channel is one definition: its hooks' config schema, which of those values are secrets, the
- * platform's limits, and three functions — receive (verify and parse a request), deliver (send
- * one piece of a reply) and, optionally, authorize reads of a caller's jobs. The registry lists
+ * platform's limits, and functions — receive (verify and parse a request), deliver (send one
+ * piece of a reply) and, optionally, authorize reads of a caller's jobs and check credentials. The registry lists
  * the definitions; config, API and worker read every channel through it, so adding a channel is
  * one folder and one registry line. Compare the Vercel Chat SDK's `Adapter`, kept smaller.
  */
@@ -38,6 +39,12 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * credentials; this throws a 401 unless the headers hold them.
    */
   authorizeJobRead?(headers: IncomingHttpHeaders, config: z.output<Schema>): void;
+  /**
+   * When present, checks the hook's credentials with the platform's cheapest authenticated call
+   * (Slack `auth.test`, Telegram `getMe`…), at start-up and every `health.channelCheckMs`, so
+   * `/status` reports `connected` from evidence. Never throws for the platform's answer.
+   */
+  checkCredentials?(context: DeliveryContext<z.output<Schema>>): Promise<CredentialCheck>;
 }
 
 export interface ChannelLimits {

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
+import type { CredentialCheck } from './credential-check.js';
 import type { ChannelDefinition, DeliveryMeta, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
 import { type ChannelConfig, findChannel } from './registry.js';
@@ -23,6 +25,8 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   deliver(message: InboundMessage, text: string, index: number, meta: DeliveryMeta): Promise<void>;
   /** Set when the channel lets callers read their jobs: throws 401 unless the headers hold the credentials. */
   readonly authorizeJobRead: ((headers: IncomingHttpHeaders) => void) | undefined;
+  /** Set when the channel can check the hook's credentials with its platform. */
+  readonly checkCredentials: (() => Promise<CredentialCheck>) | undefined;
   close(): Promise<void>;
 }
 
@@ -33,6 +37,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const http = new DeliveryClient();
   const { textLength } = channel.limits;
   const authorize = channel.authorizeJobRead;
+  const check = channel.checkCredentials;
   return {
     name,
     config,
@@ -41,6 +46,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
     split: (text) => (Number.isFinite(textLength) ? splitText(text, textLength) : [text]),
     deliver: (message, text, index, meta) => channel.deliver({ message, text, index, meta }, { hook: name, config, http }),
     authorizeJobRead: authorize ? (headers) => authorize(headers, config) : undefined,
+    checkCredentials: check ? () => check({ hook: name, config, http }) : undefined,
     close: () => http.close(),
   };
 }
@@ -48,6 +54,20 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
 /** One hook per configured entry. */
 export function createHooks<Config extends ChannelConfig>(hooks: Record<string, Config>): Map<string, Hook<Config>> {
   return new Map(Object.entries(hooks).map(([name, config]) => [name, createHook(name, config)]));
+}
+
+/**
+ * The credential checks of the hooks whose channel has one, in the shape `ChannelChecks` of
+ * @switchboard/state runs. The fingerprint changes with the hook's configuration, so new
+ * credentials are checked at once rather than after the interval.
+ */
+export function credentialChecks(hooks: Map<string, Hook<ChannelConfig>>) {
+  return [...hooks.values()].flatMap((hook) => {
+    const check = hook.checkCredentials;
+    if (!check) return [];
+    const fingerprint = createHash('sha256').update(JSON.stringify(hook.config)).digest('hex').slice(0, 16);
+    return [{ hook: hook.name, fingerprint, check }];
+  });
 }
 
 /** Closes every hook's delivery pool. */

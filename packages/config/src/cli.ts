@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { describeSettings } from './describe-settings.js';
@@ -65,5 +66,15 @@ export async function runEntryPoint(entry: EntryPoint, argv: string[], env: Env)
   } catch (err) {
     exitOnConfigError(err);
     throw err;
+  }
+}
+
+/** The `version` of the package.json at `url` (an app's own), or 0.0.0 when it cannot be read. */
+export function packageVersion(url: URL): string {
+  try {
+    const pkg: unknown = JSON.parse(readFileSync(url, 'utf8'));
+    return pkg && typeof pkg === 'object' && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
   }
 }

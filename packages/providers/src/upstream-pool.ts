@@ -1,4 +1,4 @@
-import { createPool } from '@switchboard/http';
+import { closePool, createPool } from '@switchboard/http';
 import type { Agent } from 'undici';
 
 /** Where a provider reports what an operator should know; the apps pass their logger. */
@@ -40,7 +40,8 @@ export class UpstreamPool {
     }
   }
 
+  /** Calls in flight get a moment to finish; then they are cut (a shutdown must not wait on an upstream). */
   close(): Promise<void> {
-    return this.agent.close();
+    return closePool(this.agent);
   }
 }

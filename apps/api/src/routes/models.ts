@@ -6,9 +6,9 @@ export function modelsRoutes(router: Router, deps: AppDeps): void {
   router.get('/v1/models', (ctx) => {
     ctx.body = list;
   });
+  /** The model's entry; `default` and a bare name answer with the entry of the model they stand for. */
   router.get('/v1/models/*id', (ctx) => {
-    const id = ctx.params.id ?? '';
-    const model = list.data.find((m: { id: string }) => m.id === id);
-    ctx.body = model ?? deps.gateway.registry.resolve(id); // resolve throws model_not_found
+    const { id } = deps.gateway.registry.resolve(ctx.params.id ?? ''); // 404 model_not_found, 400 ambiguous_model
+    ctx.body = list.data.find((m) => m.id === id);
   });
 }

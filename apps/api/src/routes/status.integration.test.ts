@@ -108,6 +108,11 @@ describe('requests and logs', () => {
     expect(list.object).toBe('list');
     expect(list.data).toContainEqual({ id: 'local/echo', object: 'model', created: expect.any(Number), owned_by: 'local' });
   });
+
+  it('answers GET /v1/models/default with the entry of the model it stands for, nothing internal', async () => {
+    const entry = await (await fetch(`${gateway.url}/v1/models/default`)).json();
+    expect(entry).toEqual({ id: 'local/echo', object: 'model', created: expect.any(Number), owned_by: 'local' });
+  });
 });
 
 describe('with Redis away', () => {

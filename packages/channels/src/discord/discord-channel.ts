@@ -2,10 +2,12 @@ import type { KeyObject } from 'node:crypto';
 import { joinUrl } from '@switchboard/http';
 import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
+import { checkWith } from '../credential-check.js';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { redact, secondsToMs, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
+import { judgeDiscordApplication } from './discord-application.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
 
@@ -40,11 +42,16 @@ export const discord = defineChannel({
     /** The application's Ed25519 public key, hex. */
     publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters'),
     applicationId: z.string().min(1),
+    /**
+     * Optional: the application's bot token, used only to check the configuration
+     * (`GET /applications/@me`). Replies need none: they use each interaction's own token.
+     */
+    botToken: z.string().min(8).optional(),
     apiUrl: z.url().default('https://discord.com/api/v10'),
   }),
   limits: { textLength: DISCORD_TEXT_LIMIT },
-  // A public key is not a secret; the interaction tokens are, and never leave the job.
-  secrets: () => [],
+  // A public key is not a secret; the bot token is, and the interaction tokens never leave the job.
+  secrets: (config) => (config.botToken ? [config.botToken] : []),
 
   receive(request, config) {
     verifyDiscordSignature(request, publicKey(config.publicKey));
@@ -72,5 +79,24 @@ export const discord = defineChannel({
     // The interaction token is a credential for fifteen minutes: it never goes into a message.
     const detail = redact(body?.message ?? reply.text, [token]);
     throw statusFailure(label, reply.status, detail, retryAfterMs);
+  },
+
+  /**
+   * `GET /applications/@me` with the bot token: proves the token, and that it and the public key
+   * belong to `applicationId`. Without a bot token there is nothing to check the configuration
+   * with (the public key only verifies what Discord sends), so the answer is "unknown".
+   */
+  async checkCredentials({ hook, config, http }) {
+    const { botToken } = config;
+    if (!botToken) return { connected: null, reason: 'no botToken configured: nothing to check the credentials with' };
+    const label = `Hook '${hook}': Discord GET /applications/@me`;
+    const call = () =>
+      http.send({
+        label,
+        method: 'GET',
+        url: joinUrl(config.apiUrl, 'applications/@me'),
+        headers: { authorization: `Bot ${botToken}` },
+      });
+    return checkWith(call, (reply) => judgeDiscordApplication(label, reply, { ...config, botToken }));
   },
 });

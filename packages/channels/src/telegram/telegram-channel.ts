@@ -1,10 +1,11 @@
 import { joinUrl } from '@switchboard/http';
 import { z } from 'zod';
+import { checkWith } from '../credential-check.js';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
-import { checkTelegramReply } from './telegram-api-result.js';
+import { checkTelegramReply, judgeTelegramGetMe } from './telegram-api-result.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
 /** The Bot API's limit on `sendMessage` text. */
@@ -47,5 +48,12 @@ export const telegram = defineChannel({
           : { chat_id, text },
     });
     checkTelegramReply(label, reply, config.botToken);
+  },
+
+  /** `getMe`: the cheapest call that proves the bot token is valid. */
+  checkCredentials({ hook, config, http }) {
+    const label = `Hook '${hook}': Telegram getMe`;
+    const call = () => http.send({ label, method: 'GET', url: joinUrl(config.apiUrl, `bot${config.botToken}/getMe`) });
+    return checkWith(call, (reply) => judgeTelegramGetMe(label, reply, config.botToken));
   },
 });
