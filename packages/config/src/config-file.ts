@@ -6,10 +6,11 @@ import { ConfigError } from './config-error.js';
 import { type Env, interpolateEnv, MissingVariableError } from './interpolate.js';
 import { configSchema, type FileConfig } from './schema.js';
 
-/** A config file read, interpolated and validated, and the text it was read from. */
+/** A config file read, interpolated and validated. */
 export interface ConfigFile {
   config: FileConfig;
-  text: string;
+  /** The file's values before interpolation, as JSON: what `${VAR}`s it names (its comments left out). */
+  uninterpolated: string;
 }
 
 /**
@@ -35,13 +36,14 @@ export function readConfigFile(path: string, env: Env): ConfigFile {
   if (raw === null || raw === undefined) {
     throw new ConfigError(`${path}: the file is empty; write the settings in it, or unset SWITCHBOARD_CONFIG for the defaults`);
   }
+  const uninterpolated = JSON.stringify(raw);
   try {
     raw = interpolateEnv(raw, env);
   } catch (err) {
     if (err instanceof MissingVariableError) throw new ConfigError(`${path}: ${err.message}`);
     throw err;
   }
-  return { config: parseConfig(raw, path), text };
+  return { config: parseConfig(raw, path), uninterpolated };
 }
 
 export function parseConfig(raw: unknown, source: string): FileConfig {

@@ -45,8 +45,8 @@ export function addEnvProviders(config: FileConfig, env: Env): void {
  * What to tell the operator when a config file is given and a shortcut variable is set that the
  * file never names: it has no effect, which they may not expect.
  */
-export function unusedShortcutWarnings(env: Env, fileText: string): string[] {
-  const named = new Set(referencedVariables(fileText));
+export function unusedShortcutWarnings(env: Env, fileValues: string): string[] {
+  const named = new Set(referencedVariables(fileValues));
   return SHORTCUTS.flatMap((s) => {
     const set = ['API_KEY', 'BASE_URL', 'MODELS'].map((part) => `${s.prefix}_${part}`).filter((name) => env[name]);
     if (set.length === 0 || set.some((name) => named.has(name))) return [];

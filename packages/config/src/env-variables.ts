@@ -21,3 +21,6 @@ export const ENV_VARIABLES = [
 ] as const;
 
 export type EnvVariable = (typeof ENV_VARIABLES)[number];
+
+/** Read by the API alone, for where it listens; a worker does not need them. */
+export const API_ONLY_VARIABLES: readonly EnvVariable[] = ['PORT', 'HOST'];

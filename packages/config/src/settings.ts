@@ -37,7 +37,7 @@ export function loadSettings(env: Env): Settings {
   if (configPath) {
     const file = readConfigFile(configPath, env);
     config = file.config;
-    warnings.push(...unusedShortcutWarnings(env, file.text));
+    warnings.push(...unusedShortcutWarnings(env, file.uninterpolated));
   } else {
     config = parseConfig({}, '(defaults)');
     addEnvProviders(config, env);
