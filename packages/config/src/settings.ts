@@ -105,19 +105,6 @@ function collectSecrets(config: FileConfig): string[] {
   return [...new Set(secrets)];
 }
 
-/**
- * For the apps' entry points: the settings, or one clear line on stderr and exit code 78
- * (EX_CONFIG) when the configuration is wrong.
- */
-export function loadSettingsOrExit(env: Env): Settings {
-  try {
-    return loadSettings(env);
-  } catch (err) {
-    exitOnConfigError(err);
-    throw err;
-  }
-}
-
 /** A `ConfigError` ends the process with one line on stderr and exit code 78; anything else returns. */
 export function exitOnConfigError(err: unknown): void {
   if (!(err instanceof ConfigError)) return;
