@@ -82,12 +82,7 @@ export async function measure(target, { stream, connections, warmupMs, measureMs
     const started = process.hrtime.bigint();
     await drive(pool, request, stream, connections, measureMs, maxRequests, samples);
     const elapsedMs = Number(process.hrtime.bigint() - started) / NS_PER_MS;
-    const cpuAfter = cpuProbe?.() ?? null;
-    const cpuMs =
-      cpuBefore && cpuAfter
-        ? Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]))
-        : null;
-    return { ...samples, elapsedMs, cpuMs };
+    return { ...samples, elapsedMs, cpuMs: cpuSince(cpuBefore, cpuProbe?.() ?? null) };
   } finally {
     await pool.close();
   }
@@ -116,15 +111,16 @@ export async function burst(target, { streams, chunkMs, cpuProbe }) {
     const started = process.hrtime.bigint();
     await Promise.all(Array.from({ length: streams }, () => once(pool, request, true, samples)));
     const elapsedMs = Number(process.hrtime.bigint() - started) / NS_PER_MS;
-    const cpuAfter = cpuProbe?.() ?? null;
-    const cpuMs =
-      cpuBefore && cpuAfter
-        ? Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]))
-        : null;
-    return { ...samples, elapsedMs, cpuMs };
+    return { ...samples, elapsedMs, cpuMs: cpuSince(cpuBefore, cpuProbe?.() ?? null) };
   } finally {
     await pool.close();
   }
+}
+
+/** CPU ms each probed process spent between two probes; null when either could not be read. */
+function cpuSince(before, after) {
+  if (!before || !after) return null;
+  return Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - before[name]]));
 }
 
 function newSamples() {

@@ -66,6 +66,42 @@ describe.each(programs)('%s', (_name, spawn) => {
   });
 });
 
+describe('at start', () => {
+  it.each(programs)(
+    '%s logs the effective providers, keys masked, and warns about an unused shortcut variable',
+    async (_name, spawn) => {
+      const path = configFile({ providers: { mock: provider } });
+      const proc = spawn({
+        REDIS_URL: await deadRedis(),
+        PORT: String(await freePort()),
+        SWITCHBOARD_CONFIG: path,
+        OPENAI_API_KEY: 'sk-unused-0123456789',
+        LOG_LEVEL: 'info',
+      });
+      try {
+        await proc.waitForOutput('"message":"configuration"');
+        await proc.waitForOutput('"message":"providers"');
+        const providers = proc.logLines().find((line) => line.message === 'providers');
+        expect(providers).toMatchObject({
+          default_model: 'mock/m',
+          providers: [
+            { name: 'local', type: 'built-in', models: ['echo'] },
+            { name: 'mock', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['m'], key: 'set' },
+          ],
+        });
+        expect(proc.logLines().find((line) => line.message === 'configuration')?.warning).toMatch(
+          /^OPENAI_API_KEY is set but not used/,
+        );
+        expect(proc.output.join('\n')).not.toContain('sk-check-secret');
+        expect(proc.output.join('\n')).not.toContain('sk-unused');
+      } finally {
+        proc.child.kill('SIGTERM');
+        await proc.exitsWithin(EXIT_WITHIN_MS);
+      }
+    },
+  );
+});
+
 describe('--check', () => {
   it('prints the effective providers, models, hooks and limits with secrets masked, and exits 0', async () => {
     const path = configFile(
@@ -80,7 +116,7 @@ describe('--check', () => {
     expect(output).toContain('# switchboard: the configuration is valid');
     expect(output).toMatch(/defaultModel: mock\/m/);
     expect(output).toMatch(
-      /mock:\n\s+type: openai\n\s+baseUrl: http:\/\/127\.0\.0\.1:9\/v1\n\s+models:\n\s+- m\n\s+- n\n\s+apiKey: set/,
+      /mock:\n\s+type: openai\n\s+baseUrl: http:\/\/127\.0\.0\.1:9\/v1\n\s+models:\n\s+- m\n\s+- n\n\s+key: set/,
     );
     expect(output).toMatch(/team:\n(\s+\S.*\n)*\s+botToken: "\[redacted\]"/);
     expect(output).toMatch(/limits:\n\s+maxBodyBytes: 1048576/);

@@ -7,8 +7,9 @@ import { startServer } from './server.js';
 const EXIT_MARGIN_MS = 5_000;
 
 /** `npm run start:api`: listen; on SIGINT/SIGTERM drain in-flight requests (bounded) and exit 0. */
+const version = packageVersion(new URL('../package.json', import.meta.url));
+
 async function start(settings: Settings): Promise<void> {
-  const version = packageVersion(new URL('../package.json', import.meta.url));
   const deps = createDeps(settings, { version });
   const running = await startServer(deps, settings.port, settings.host).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
@@ -45,18 +46,12 @@ async function start(settings: Settings): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-runEntryPoint(
-  {
-    command: 'node apps/api/dist/main.js',
-    summary:
-      'Starts the Switchboard API: the OpenAI-compatible /v1, the /hooks webhooks, /health, /ready and\n/status, on HOST:PORT (default 127.0.0.1:8080).',
-    version: packageVersion(new URL('../package.json', import.meta.url)),
-    check: (settings) => createGateway(settings).registry.close(),
-    start,
-  },
-  process.argv.slice(2),
-  process.env,
-).catch((err) => {
-  console.error('switchboard: api failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
+void runEntryPoint({
+  name: 'api',
+  command: 'node apps/api/dist/main.js',
+  summary:
+    'Starts the Switchboard API: the OpenAI-compatible /v1, the /hooks webhooks, /health, /ready and\n/status, on HOST:PORT (default 127.0.0.1:8080).',
+  version,
+  check: (settings) => createGateway(settings).registry.close(),
+  start,
 });

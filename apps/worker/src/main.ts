@@ -38,18 +38,12 @@ async function start(settings: Settings): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-runEntryPoint(
-  {
-    command: 'node apps/worker/dist/main.js',
-    summary:
-      'Starts a Switchboard worker: it answers the hook messages queued in Redis (BullMQ) and delivers\nthe replies. Run as many as you like on one Redis.',
-    version: packageVersion(new URL('../package.json', import.meta.url)),
-    check: (settings) => createGateway(settings).registry.close(),
-    start,
-  },
-  process.argv.slice(2),
-  process.env,
-).catch((err) => {
-  console.error('switchboard: worker failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
+void runEntryPoint({
+  name: 'worker',
+  command: 'node apps/worker/dist/main.js',
+  summary:
+    'Starts a Switchboard worker: it answers the hook messages queued in Redis (BullMQ) and delivers\nthe replies. Run as many as you like on one Redis.',
+  version: packageVersion(new URL('../package.json', import.meta.url)),
+  check: (settings) => createGateway(settings).registry.close(),
+  start,
 });

@@ -7,6 +7,8 @@ import { exitOnConfigError, loadSettings, type Settings } from './settings.js';
 
 /** One of the two programs (`apps/api/dist/main.js`, `apps/worker/dist/main.js`). */
 export interface EntryPoint {
+  /** `api` or `worker`, for the line that says it failed. */
+  name: string;
   /** How to run it, for the usage line: `node apps/api/dist/main.js`. */
   command: string;
   /** What it does, one or two sentences. */
@@ -41,9 +43,20 @@ Exit codes: 0 stopped cleanly, 1 failed, 64 bad option, 78 configuration error.
 
 /**
  * Runs an entry point: `--help`, `--version`, `--check`, or start. Any configuration error,
- * found reading the settings or building what they name, exits 78 with one line naming the key.
+ * found reading the settings or building what they name, exits 78 with one line naming the key;
+ * any other failure to start exits 1 with one line saying what it was.
  */
-export async function runEntryPoint(entry: EntryPoint, argv: string[], env: Env): Promise<void> {
+export async function runEntryPoint(entry: EntryPoint, argv = process.argv.slice(2), env: Env = process.env): Promise<void> {
+  try {
+    await run(entry, argv, env);
+  } catch (err) {
+    exitOnConfigError(err);
+    console.error(`switchboard: ${entry.name} failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}
+
+async function run(entry: EntryPoint, argv: string[], env: Env): Promise<void> {
   let values: { check?: boolean; help?: boolean; version?: boolean };
   try {
     ({ values } = parseArgs({
@@ -57,16 +70,11 @@ export async function runEntryPoint(entry: EntryPoint, argv: string[], env: Env)
   }
   if (values.help) return void process.stdout.write(usage(entry));
   if (values.version) return void process.stdout.write(`${entry.version}\n`);
-  try {
-    const settings = loadSettings(env);
-    if (!values.check) return await entry.start(settings);
-    await entry.check(settings);
-    for (const warning of settings.warnings) process.stderr.write(`switchboard: warning: ${warning}\n`);
-    process.stdout.write(`# switchboard: the configuration is valid\n${stringify(describeSettings(settings))}`);
-  } catch (err) {
-    exitOnConfigError(err);
-    throw err;
-  }
+  const settings = loadSettings(env);
+  if (!values.check) return entry.start(settings);
+  await entry.check(settings);
+  for (const warning of settings.warnings) process.stderr.write(`switchboard: warning: ${warning}\n`);
+  process.stdout.write(`# switchboard: the configuration is valid\n${stringify(describeSettings(settings))}`);
 }
 
 /** The `version` of the package.json at `url` (an app's own), or 0.0.0 when it cannot be read. */

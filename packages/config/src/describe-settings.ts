@@ -7,7 +7,8 @@ export interface ProviderSummary {
   type: string;
   baseUrl?: string;
   models: string[];
-  apiKey?: 'set' | 'none';
+  /** Whether an API key is configured (named `key`: a field named `apiKey` is blanked by the logger). */
+  key?: 'set' | 'none';
   maxConnections?: number;
 }
 
@@ -18,7 +19,7 @@ export function describeProviders(settings: Settings): ProviderSummary[] {
     type: p.type,
     baseUrl: p.baseUrl,
     models: p.models,
-    apiKey: p.apiKey ? ('set' as const) : ('none' as const),
+    key: p.apiKey ? ('set' as const) : ('none' as const),
     maxConnections: p.maxConnections,
   }));
   if (settings.config.providers.local) return configured;
