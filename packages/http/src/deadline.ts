@@ -4,17 +4,27 @@
  * body is never noticed; these use a timer of their own.
  */
 
-/** An AbortSignal that fires after `ms` unless `clear()`ed first; `expired` tells it from other aborts. */
+/**
+ * An AbortSignal that fires after `ms`, or when `parent` fires (with its reason), unless
+ * `clear()`ed first; `expired` tells the time-out from other aborts. Linked by hand rather than
+ * with `AbortSignal.any`, whose weakly held dependants are bookkeeping a per-request signal does
+ * not need; `clear()` unhooks it from the parent at once.
+ */
 export class Deadline {
   readonly #controller = new AbortController();
   readonly #timer: NodeJS.Timeout;
+  readonly #parent: AbortSignal | undefined;
+  readonly #onParentAbort = () => this.#controller.abort(this.#parent?.reason);
   #expired = false;
 
-  constructor(ms: number) {
+  constructor(ms: number, parent?: AbortSignal) {
+    this.#parent = parent;
     this.#timer = setTimeout(() => {
       this.#expired = true;
       this.#controller.abort(new DeadlineError(ms));
     }, ms);
+    if (parent?.aborted) this.#onParentAbort();
+    else parent?.addEventListener('abort', this.#onParentAbort, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -26,8 +36,10 @@ export class Deadline {
     return this.#expired;
   }
 
+  /** Stops the timer and lets go of the parent signal; the signal no longer fires. */
   clear(): void {
     clearTimeout(this.#timer);
+    this.#parent?.removeEventListener('abort', this.#onParentAbort);
   }
 }
 

@@ -54,14 +54,14 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
   for (let attempt = 0; ; attempt++) {
     const retriesLeft = attempt < target.maxRetries;
     let response: Dispatcher.ResponseData;
-    const deadline = new Deadline(target.timeoutMs);
+    const deadline = new Deadline(target.timeoutMs, options.signal);
     try {
       const pending = request(options.url, {
         dispatcher: options.pool.agent,
         method: 'POST',
         headers,
         body,
-        signal: AbortSignal.any([options.signal, deadline.signal]),
+        signal: deadline.signal,
         // Backstops only: the deadline above and idleTimeout() below fire on time, these do not.
         headersTimeout: target.timeoutMs,
         bodyTimeout: target.timeoutMs,
