@@ -8,7 +8,7 @@
  * An AbortSignal that fires after `ms`, or when `parent` fires (with its reason), unless
  * `clear()`ed first; `expired` tells the time-out from other aborts. Linked by hand rather than
  * with `AbortSignal.any`, whose weakly held dependants are bookkeeping a per-request signal does
- * not need; `clear()` unhooks it from the parent at once.
+ * not need.
  */
 export class Deadline {
   readonly #controller = new AbortController();
@@ -36,10 +36,12 @@ export class Deadline {
     return this.#expired;
   }
 
-  /** Stops the timer and lets go of the parent signal; the signal no longer fires. */
+  /**
+   * Stops the timer. The parent still fires the signal: a request whose headers are in keeps
+   * reading its body under it, and a client that hangs up mid-stream must still cancel that.
+   */
   clear(): void {
     clearTimeout(this.#timer);
-    this.#parent?.removeEventListener('abort', this.#onParentAbort);
   }
 }
 
