@@ -212,13 +212,9 @@ try {
   cpSync(join(root, 'config/switchboard.example.yaml'), join(work, 'config/switchboard.yaml'));
   const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'));
   const redisPort = await freePort();
-  redis = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', ...compose.services.redis.command.slice(1)],
-    {
-      stdio: 'ignore',
-    },
-  );
+  // Compose's Redis flags (append-only file…), its files kept in the copy, never in this checkout.
+  const redisArgs = ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--dir', work];
+  redis = spawn('redis-server', [...redisArgs, ...compose.services.redis.command.slice(1)], { stdio: 'ignore' });
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   await until('redis-server answering', () => pingRedis(redisUrl), 10_000);
   const port = await freePort();
