@@ -12,7 +12,7 @@ import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './chi
 import { machineBusyMs, processCpuMs } from './cpu.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
-import { measure, summarize } from './load.mjs';
+import { burst, measure, summarize } from './load.mjs';
 import { cpuTable, goals, mainTable, ttfbTable } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,6 +25,9 @@ const SCENARIOS = [
   { id: 'json-32', label: 'non-streaming, 32 conns', stream: false, connections: 32 },
   { id: 'sse-1', label: 'streaming, 1 conn', stream: true, connections: 1 },
   { id: 'sse-8', label: 'streaming, 8 conns', stream: true, connections: 8 },
+  // A thousand users at once, each stream taking about 5 s (an event every 400 ms): what the
+  // provider's connection pool must serve without making anyone wait for a connection.
+  { id: 'sse-1000-slow', label: 'slow streams, 1000 at once', stream: true, connections: 1000, burst: { chunkMs: 400 } },
 ];
 
 const env = process.env;
@@ -37,6 +40,8 @@ const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', 1)));
 const logLevel = env.BENCH_GATEWAY_LOG_LEVEL || 'info';
 const gatewayNodeArgs = nodeArgsFromEnv('BENCH_GATEWAY_NODE_ARGS');
 const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
+// The provider's pool size (providers.bench.maxConnections); unset: Switchboard's default.
+const maxConnections = numberFromEnv('BENCH_MAX_CONNECTIONS', 0, { integer: true });
 const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `bench-${randomBytes(6).toString('hex')}`;
 
@@ -71,7 +76,13 @@ async function main() {
     JSON.stringify({
       defaultModel: 'bench/gpt-4o-mini',
       providers: {
-        bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: API_KEY, models: ['gpt-4o-mini'] },
+        bench: {
+          type: 'openai',
+          baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
+          apiKey: API_KEY,
+          models: ['gpt-4o-mini'],
+          ...(maxConnections ? { maxConnections } : {}),
+        },
       },
     }),
   );
@@ -109,7 +120,9 @@ async function main() {
       const order = round % 2 === 1 ? [targets.direct, targets.gateway] : [targets.gateway, targets.direct];
       for (const target of order) {
         process.stderr.write(`bench: ${rounds > 1 ? `round ${round}/${rounds} ` : ''}${scenario.id} → ${target.name} … `);
-        const run = await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+        const run = scenario.burst
+          ? await burst(target, { streams: scenario.connections, chunkMs: scenario.burst.chunkMs, cpuProbe })
+          : await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
         runs.get(scenario.id)[target.name].push(run);
         const p50 = [...run.latencies].sort((a, b) => a - b)[Math.floor(run.latencies.length / 2)] ?? Number.NaN;
         process.stderr.write(

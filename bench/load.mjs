@@ -38,8 +38,9 @@ import { REPLY_TEXT } from './fixture.mjs';
 const NS_PER_MS = 1e6;
 
 /** A realistic small chat request; the body is built once per target and reused. */
-export function requestBody(model, stream) {
+export function requestBody(model, stream, extra = {}) {
   return JSON.stringify({
+    ...extra,
     model,
     messages: [
       { role: 'system', content: 'You are a concise assistant for the Switchboard team.' },
@@ -81,15 +82,45 @@ export async function measure(target, { stream, connections, warmupMs, measureMs
     const started = process.hrtime.bigint();
     await drive(pool, request, stream, connections, measureMs, maxRequests, samples);
     const elapsedMs = Number(process.hrtime.bigint() - started) / NS_PER_MS;
-    const cpuAfter = cpuProbe?.() ?? null;
-    const cpuMs =
-      cpuBefore && cpuAfter
-        ? Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]))
-        : null;
-    return { ...samples, elapsedMs, cpuMs };
+    return { ...samples, elapsedMs, cpuMs: cpuSince(cpuBefore, cpuProbe?.() ?? null) };
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * One wave of `streams` streaming requests started together, each on a connection of its own,
+ * the upstream writing each event `chunkMs` after the previous one (`bench_chunk_ms`): what a
+ * thousand chat users at once look like. A small wave first warms both processes up.
+ * @param {Target} target
+ * @param {{ streams: number, chunkMs: number, cpuProbe?: () => Record<string, number> | null }} options
+ * @returns {Promise<Run>}
+ */
+export async function burst(target, { streams, chunkMs, cpuProbe }) {
+  const pool = new Pool(target.origin, { connections: streams, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const request = {
+    path: target.path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...target.headers },
+    body: requestBody(target.model, true, { bench_chunk_ms: chunkMs }),
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(50, streams) }, () => once(pool, request, true, newSamples())));
+    const samples = newSamples();
+    const cpuBefore = cpuProbe?.() ?? null;
+    const started = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: streams }, () => once(pool, request, true, samples)));
+    const elapsedMs = Number(process.hrtime.bigint() - started) / NS_PER_MS;
+    return { ...samples, elapsedMs, cpuMs: cpuSince(cpuBefore, cpuProbe?.() ?? null) };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** CPU ms each probed process spent between two probes; null when either could not be read. */
+function cpuSince(before, after) {
+  if (!before || !after) return null;
+  return Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - before[name]]));
 }
 
 function newSamples() {

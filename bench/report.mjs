@@ -11,6 +11,8 @@
 export const MIN_THROUGHPUT_RATIO = 0.3;
 /** Gateway p50 at 1 connection may exceed direct p50 by at most this many ms. */
 export const MAX_ADDED_P50_MS = 0.3;
+/** With 1,000 slow streams at once, gateway TTFB p99 may be at most this multiple of direct. */
+export const MAX_SLOW_TTFB_RATIO = 1.5;
 
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 const signedMs = (value) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : 'n/a');
@@ -109,6 +111,17 @@ export function goals(rows) {
     );
   } else {
     lines.push('n/a   latency goal: scenario json-1 not measured');
+  }
+  const slow = find('sse-1000-slow');
+  if (slow) {
+    const ratio = (slow.gateway.ttfb?.p99 ?? Number.NaN) / (slow.direct.ttfb?.p99 ?? Number.NaN);
+    const verdict = verdictOf(slow, ratio <= MAX_SLOW_TTFB_RATIO);
+    lines.push(
+      `${verdict}  slow streams: gateway TTFB p99 ≤ ${MAX_SLOW_TTFB_RATIO.toFixed(1)} × direct with 1,000 at once: ` +
+        `${ratio.toFixed(2)} × (${ms(slow.gateway.ttfb?.p99)} vs ${ms(slow.direct.ttfb?.p99)} ms)`,
+    );
+  } else {
+    lines.push('n/a   slow-streams goal: scenario sse-1000-slow not measured');
   }
   return lines.join('\n');
 }

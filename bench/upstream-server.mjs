@@ -2,6 +2,8 @@
 // A stand-in OpenAI-compatible upstream for the gateway bench: it answers POST
 // /v1/chat/completions at once with a fixed completion (or, with `stream: true`, a fixed SSE
 // stream), so that what the bench measures is the gateway, not a model. node:http only.
+// A request with `bench_chunk_ms: N` (an unknown parameter the gateway passes on) gets its stream
+// slowly, as a model writes it: headers at once, then each event N ms after the previous one.
 // Prints its port on stdout once it listens; exits on SIGTERM/SIGINT or when its stdin closes
 // (the bench died without cleaning up).
 //
@@ -64,6 +66,17 @@ function sendError(res, status, message, type, code) {
   res.end(body);
 }
 
+/** Each event `chunkMs` after the previous one; stops if the client goes away. */
+async function writeSlowly(res, events, chunkMs) {
+  res.flushHeaders();
+  for (const event of events) {
+    await new Promise((resolve) => setTimeout(resolve, chunkMs));
+    if (res.destroyed) return;
+    res.write(event);
+  }
+  res.end(DONE);
+}
+
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   const parts = [];
   req.on('data', (part) => parts.push(part));
@@ -87,8 +100,10 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    for (const event of streamEvents) res.write(event);
-    if (body.stream_options?.include_usage) res.write(usageEvent);
+    const events = [...streamEvents, ...(body.stream_options?.include_usage ? [usageEvent] : [])];
+    const chunkMs = Number(body.bench_chunk_ms) || 0;
+    if (chunkMs > 0) return void writeSlowly(res, events, chunkMs);
+    for (const event of events) res.write(event);
     res.end(DONE);
   });
 });

@@ -1,61 +1,90 @@
 #!/usr/bin/env node
 // `npm start`: install if needed, build, make sure Redis answers, start the API and the worker.
+// SIGINT/SIGTERM go to both; this exits once they have exited. A second signal kills them at once.
 import { join } from 'node:path';
 import { ensureRedis } from './lib/redis.mjs';
 import { build, ensureInstalled, root, spawnNode } from './lib/run.mjs';
 
-ensureInstalled();
-build();
-
-const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const redis = await ensureRedis(redisUrl);
-
-const host = process.env.HOST || '127.0.0.1';
-const port = process.env.PORT || '8080';
-const children = [
-  spawnNode(join(root, 'apps/api/dist/main.js'), { REDIS_URL: redisUrl }),
-  spawnNode(join(root, 'apps/worker/dist/main.js'), { REDIS_URL: redisUrl }),
-];
-
+/** @type {import('node:child_process').ChildProcess[]} */
+const children = [];
+let redis = { ok: false, child: null };
 let stopping = false;
+let exitCode = 0;
+
+const running = () => children.filter((child) => child.exitCode === null && child.signalCode === null);
+
+function finish() {
+  redis.child?.kill('SIGTERM');
+  process.exit(exitCode);
+}
+
+/** Asks every child to stop (they drain and exit on their own, bounded); exits once all have. */
 function stop(code) {
   if (stopping) return;
   stopping = true;
-  let left = children.filter((c) => c.exitCode === null).length;
-  const finish = () => {
-    redis.child?.kill('SIGTERM');
-    process.exit(code);
-  };
-  if (left === 0) finish();
-  for (const child of children) {
-    if (child.exitCode !== null) continue;
-    child.once('exit', () => --left === 0 && finish());
-    child.kill('SIGTERM');
-  }
+  exitCode ||= code;
+  if (running().length === 0) finish();
+  for (const child of running()) child.kill('SIGTERM');
 }
 
-for (const child of children) {
-  child.once('exit', (exitCode) => {
+// Registered before anything else, so a signal during the build or the Redis check is not lost.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
     if (!stopping) {
-      console.error(`switchboard: a process exited (code ${exitCode}); stopping the rest`);
-      stop(exitCode || 1);
+      console.error(
+        `\nswitchboard: stopping (${signal}) — the API drains its requests, the worker finishes its jobs; ${signal === 'SIGINT' ? 'Ctrl-C' : signal} again kills them now`,
+      );
+      return stop(0);
     }
+    console.error('switchboard: killing the API and the worker now');
+    exitCode ||= 1;
+    for (const child of running()) child.kill('SIGKILL');
+    redis.child?.kill('SIGKILL');
+    process.exit(exitCode);
   });
 }
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
 
-const shown = host.includes(':') ? `[${host}]` : host;
-for (let i = 0; i < 100 && !stopping; i++) {
-  const ok = await fetch(`http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}/health`).then(
-    (r) => r.ok,
-    () => false,
-  );
-  if (ok) {
-    console.log(
-      `\nSwitchboard is up: http://${shown}:${port}  (OpenAI base URL: http://${shown}:${port}/v1) — Ctrl-C stops it\n`,
-    );
-    break;
+// `npm start` runs this under npm, which does not pass a SIGTERM on: npm exits and this process is
+// left to init. So a parent that goes away counts as a SIGTERM.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent && !stopping) {
+    console.error('\nswitchboard: stopping (the parent process went away)');
+    stop(0);
   }
-  await new Promise((r) => setTimeout(r, 100));
+}, 250).unref();
+
+ensureInstalled();
+build();
+if (stopping) finish();
+
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+redis = await ensureRedis(redisUrl);
+if (stopping) finish();
+
+const api = spawnNode(join(root, 'apps/api/dist/main.js'), { REDIS_URL: redisUrl }, { ipc: true });
+const worker = spawnNode(join(root, 'apps/worker/dist/main.js'), { REDIS_URL: redisUrl });
+children.push(api, worker);
+
+let up = false;
+for (const [name, child] of [
+  ['the API', api],
+  ['the worker', worker],
+]) {
+  child.once('exit', (code, signal) => {
+    if (running().length === 0 && stopping) finish();
+    if (stopping) return;
+    const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
+    console.error(`switchboard: ${name} ${how}${up ? '' : ' before Switchboard was up'}; stopping the rest`);
+    stop(code || 1);
+  });
 }
+
+// The API says when it listens: an answer on the port could come from another process.
+api.on('message', (message) => {
+  if (stopping || !message || typeof message !== 'object' || message.type !== 'listening') return;
+  up = true;
+  const url = String(message.url);
+  const shown = url.replace('//0.0.0.0:', '//127.0.0.1:');
+  console.log(`\nSwitchboard is up: ${shown}  (OpenAI base URL: ${shown}/v1) — Ctrl-C stops it\n`);
+});

@@ -1,23 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
-import type { HookConfig, Settings } from '@switchboard/config';
+import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
+import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   ActiveSessions,
+  ChannelChecks,
   ChannelStats,
   createRedis,
-  quietErrors,
   RateLimiter,
   type Redis,
   RedisCooldownStore,
   ResponseCacheStore,
   redisReady,
   type StateKeys,
+  settlesWithin,
   stateKeys,
   WorkerRegistry,
+  warnUnlessNoEviction,
+  watchRedis,
+  withRedisDroppedOnError,
 } from '@switchboard/state';
 import { ResponseCache } from './services/response-cache.js';
 
@@ -36,31 +39,43 @@ export interface AppDeps {
   readyHub: () => Promise<Hub>;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
+  /** Checks the hooks' credentials with their platforms; started by `startServer`. */
+  channelChecks: ChannelChecks;
+  /** The response cache, when `cache` is configured. */
+  cache?: ResponseCache;
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
   workers: WorkerRegistry;
-  /** The response cache, when `cache` is configured. */
-  cache?: ResponseCache;
   version: string;
   startedAt: Date;
-  /** Closes pools, the queue (if it was made) and Redis. */
+  /** Closes pools, the queue (if it was made) and Redis; each step bounded, so Redis being away never holds it. */
   close(): Promise<void>;
 }
 
-export function createDeps(settings: Settings, overrides: { logger?: Logger } = {}): AppDeps {
+/** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
+export function createDeps(settings: Settings, overrides: { logger?: Logger; version?: string } = {}): AppDeps {
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
-  const redis = quietErrors(createRedis(settings.redisUrl), (err) => logger.warn('redis unavailable', { error: err.message }));
+  const redis = createRedis(settings.redisUrl);
+  watchRedis(redis, logger);
+  warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.redisPrefix);
+  const gateway = withRedisDroppedOnError(redis, () =>
+    // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
+    createGateway(settings, {
+      log: logger,
+      cooldowns: new RedisCooldownStore(redis, keys),
+      onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
+    }),
+  );
+  const cacheConfig = settings.config.cache;
   let hub: Hub | undefined;
   const hooks = createHooks(settings.config.hooks);
-  // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
-  const gateway = createGateway(settings, {
-    cooldowns: new RedisCooldownStore(redis, keys),
-    onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
-  });
-  const cacheConfig = settings.config.cache;
   const channelStats = new ChannelStats(redis, keys);
+  const channelChecks = new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
+    intervalMs: settings.config.health.channelCheckMs,
+    log: logger,
+  });
   const sessions = new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds);
   return {
     settings,
@@ -75,27 +90,22 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger } = 
     },
     hooks,
     channelStats,
+    channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
     sessions,
     workers: new WorkerRegistry(redis, keys),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),
-    version: readVersion(),
+    version: overrides.version ?? packageVersion(new URL('../package.json', import.meta.url)),
     startedAt: new Date(),
     async close() {
-      await gateway.registry.close();
-      await hub?.close();
-      await closeHooks(hooks);
-      await Promise.all([channelStats.close(), sessions.close()]);
+      await channelChecks.stop();
+      await Promise.all([
+        gateway.registry.close(),
+        closeHooks(hooks),
+        settlesWithin(hub?.close() ?? Promise.resolve(), 1_000),
+        settlesWithin(Promise.all([channelStats.close(), sessions.close()]), 1_000),
+      ]);
       redis.disconnect();
     },
   };
-}
-
-function readVersion(): string {
-  try {
-    const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    return pkg && typeof pkg === 'object' && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }

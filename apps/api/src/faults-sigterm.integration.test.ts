@@ -8,6 +8,7 @@ import {
   answerText,
   chunkBody,
   deleteKeys,
+  freePort,
   type LocalServer,
   lastUserText,
   openSse,
@@ -18,7 +19,6 @@ import {
   writeSse,
 } from '@switchboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './test-support/free-port.js';
 import { type SpawnedProcess, spawnApiProcess, spawnLoggingWorkerProcess } from './test-support/spawn-process.js';
 import { eventually, startGateway, type TestGateway } from './test-support/start-gateway.js';
 

@@ -1,6 +1,5 @@
-import { type LocalServer, sendJson, startLocalServer } from '@switchboard/testing';
+import { type LocalServer, type PrivateRedis, sendJson, startLocalServer, startPrivateRedis } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PrivateRedis, startPrivateRedis } from './test-support/private-redis.js';
 import { eventually, startGateway, type TestGateway } from './test-support/start-gateway.js';
 import { startTestWorker, type TestWorker } from './test-support/start-worker.js';
 

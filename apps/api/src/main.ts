@@ -1,27 +1,57 @@
-import { loadSettingsOrExit } from '@switchboard/config';
+import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
+import { createGateway } from '@switchboard/providers';
 import { createDeps } from './deps.js';
 import { startServer } from './server.js';
 
-/** `npm run start:api`: load config, listen, drain on SIGINT/SIGTERM. */
-async function main(): Promise<void> {
-  const settings = loadSettingsOrExit(process.env);
-  const deps = createDeps(settings);
-  const running = await startServer(deps, settings.port, settings.host);
-  deps.logger.info('api listening', { url: running.url, default_model: settings.defaultModel });
+/** What shutdown may take beyond the drain (closing pools and Redis) before the process exits anyway. */
+const EXIT_MARGIN_MS = 5_000;
+
+/** `npm run start:api`: listen; on SIGINT/SIGTERM drain in-flight requests (bounded) and exit 0. */
+const version = packageVersion(new URL('../package.json', import.meta.url));
+
+async function start(settings: Settings): Promise<void> {
+  const deps = createDeps(settings, { version });
+  const running = await startServer(deps, settings.port, settings.host).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
+    const why = err.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied';
+    console.error(
+      `switchboard: the API cannot listen on ${settings.host}:${settings.port}: ${why}. Stop what uses it, or set PORT.`,
+    );
+    process.exit(1);
+  });
+  deps.logger.info('api listening', { url: running.url, pid: process.pid, version, default_model: settings.defaultModel });
+  deps.logger.info('providers', { default_model: settings.defaultModel, providers: describeProviders(settings) });
+  for (const warning of settings.warnings) deps.logger.warn('configuration', { warning });
+  // `npm start` (scripts/start.mjs) waits for this, not for any answer on the port: another
+  // process answering there must never pass for this one.
+  if (process.send) {
+    process.send({ type: 'listening', url: running.url });
+    process.channel?.unref(); // the channel must not keep the process alive
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    deps.logger.info('api stopping', { signal });
+    deps.logger.info('api stopping', { signal, drain_ms: settings.drainMs });
+    setTimeout(() => {
+      deps.logger.warn('api shutdown took too long: exiting');
+      process.exit(1);
+    }, settings.drainMs + EXIT_MARGIN_MS).unref();
     await running.close(settings.drainMs);
+    deps.logger.info('api stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-main().catch((err) => {
-  console.error('switchboard: api failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
+void runEntryPoint({
+  name: 'api',
+  command: 'node apps/api/dist/main.js',
+  summary:
+    'Starts the Switchboard API: the OpenAI-compatible /v1, the /hooks webhooks, /health, /ready and\n/status, on HOST:PORT (default 127.0.0.1:8080).',
+  version,
+  check: (settings) => createGateway(settings).registry.close(),
+  start,
 });

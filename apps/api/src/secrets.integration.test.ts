@@ -1,5 +1,6 @@
 import {
   chunkBody,
+  freePort,
   type LocalServer,
   openSse,
   sendJson,
@@ -12,7 +13,6 @@ import {
   writeSse,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from './test-support/start-gateway.js';
 import { startTestWorker, type TestWorker } from './test-support/start-worker.js';
 

@@ -1,37 +1,49 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './app.js';
 import type { AppDeps } from './deps.js';
+import { rawErrorAnswer } from './raw-answer.js';
+import { markTimedOut } from './request-timeouts.js';
 
 export interface RunningServer {
   server: Server;
   url: string;
-  /** Stops accepting connections, lets in-flight requests finish (up to `drainMs`), closes deps. */
+  /**
+   * Stops accepting connections, closes idle keep-alive connections at once, lets in-flight
+   * requests and streams finish (up to `drainMs`, then they are cut), and closes the deps, each
+   * step bounded.
+   */
   close(drainMs?: number): Promise<void>;
 }
 
 export async function startServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
-  const server = createServer({ keepAliveTimeout: 65_000 }, createApp(deps).callback());
-  server.headersTimeout = 66_000;
-  // Requests Node's HTTP parser refuses before the app sees them (bad bytes in the path or a
-  // header, headers too large) still get the JSON error shape.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) {
+  const { headersTimeoutMs, bodyTimeoutMs } = deps.settings.config.limits;
+  const server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      // A client must send its headers, and its whole request, in this long (a slowloris or a
+      // stalled body gets 408); Node checks every `connectionsCheckingInterval`, so keep it short.
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: bodyTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+    },
+    createApp(deps).callback(),
+  );
+  // Requests Node's HTTP parser refuses or cuts before the app answers them (bad bytes in the
+  // path or a header, headers too large, too slow) still get the JSON error shape.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') markTimedOut(socket);
+    if (!socket.writable || socket.bytesWritten > 0) {
       socket.destroy();
       return;
     }
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({
-      error: {
-        message: tooLarge ? 'The request headers are too large.' : 'The request could not be parsed as HTTP.',
-        type: 'invalid_request_error',
-        param: null,
-        code: tooLarge ? 'headers_too_large' : 'bad_request',
-      },
-    });
-    socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(clientErrorAnswer(err.code));
+  });
+  // CONNECT asks for a tunnel, which Node hands over as a bare socket; without this it was closed
+  // with no answer at all.
+  server.on('connect', (_req, socket: Socket) => {
+    socket.on('error', () => {});
+    socket.end(rawErrorAnswer(405, 'method_not_allowed', 'Method CONNECT is not allowed here.', { Allow: 'GET, POST' }));
   });
   // While draining, a kept-alive connection is closed as soon as its response is over, so no new
   // request slips in on it and shutdown does not wait for idle clients.
@@ -46,6 +58,7 @@ export async function startServer(deps: AppDeps, port: number, host: string): Pr
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
+  deps.channelChecks.start();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
@@ -61,4 +74,12 @@ export async function startServer(deps: AppDeps, port: number, host: string): Pr
       await deps.close();
     },
   };
+}
+
+function clientErrorAnswer(code: string | undefined): string {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return rawErrorAnswer(408, 'request_timeout', 'The request was not received in time.');
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') return rawErrorAnswer(431, 'headers_too_large', 'The request headers are too large.');
+  return rawErrorAnswer(400, 'bad_request', 'The request could not be parsed as HTTP.');
 }

@@ -1,17 +1,22 @@
-import { closeHooks, createHooks, type Hook } from '@switchboard/channels';
+import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
+  ChannelChecks,
   ChannelStats,
   createQueueRedis,
-  quietErrors,
   type Redis,
   RedisCooldownStore,
+  type RedisWatch,
   SendLimiter,
+  settlesWithin,
   stateKeys,
   WorkerRegistry,
+  warnUnlessNoEviction,
+  watchRedis,
+  withRedisDroppedOnError,
 } from '@switchboard/state';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
@@ -22,40 +27,63 @@ export interface WorkerDeps {
   gateway: Gateway;
   /** BullMQ-style connection (`maxRetriesPerRequest: null`): commands wait out a Redis outage. */
   redis: Redis;
+  /** The outage log of `redis`, which BullMQ's connection errors report to as well. */
+  redisWatch: RedisWatch;
   hub: Hub;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
+  channelChecks: ChannelChecks;
   workers: WorkerRegistry;
 }
 
+/** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
 export function createWorkerDeps(settings: Settings, overrides: { logger?: Logger } = {}): WorkerDeps {
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
-  const redis = quietErrors(createQueueRedis(settings.redisUrl), (err) =>
-    logger.warn('redis unavailable', { error: err.message }),
-  );
+  const redis = createQueueRedis(settings.redisUrl);
+  const redisWatch = watchRedis(redis, logger);
+  warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.redisPrefix);
-  return {
-    settings,
-    logger,
+  const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
-    gateway: createGateway(settings, {
+    createGateway(settings, {
       retries: false,
+      log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
       onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
     }),
+  );
+  // Sends to a platform target are spaced by turns all workers share.
+  const hooks = createHooks(settings.config.hooks, { gate: new SendLimiter(redis, keys) });
+  const channelStats = new ChannelStats(redis, keys);
+  return {
+    settings,
+    logger,
+    gateway,
     redis,
+    redisWatch,
     hub: createHub(redis, settings),
-    // Sends to a platform target are spaced by turns all workers share.
-    hooks: createHooks(settings.config.hooks, { gate: new SendLimiter(redis, keys) }),
-    channelStats: new ChannelStats(redis, keys),
+    hooks,
+    channelStats,
+    channelChecks: new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
+      intervalMs: settings.config.health.channelCheckMs,
+      log: logger,
+    }),
     workers: new WorkerRegistry(redis, keys),
   };
 }
 
+/**
+ * Closes everything, each step bounded: with Redis away its commands would wait forever (this
+ * connection queues them), so nothing here waits on Redis for more than a moment.
+ */
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
-  await deps.hub.close();
-  await closeHooks(deps.hooks);
-  await deps.gateway.registry.close();
+  await deps.channelChecks.stop();
+  await Promise.all([
+    settlesWithin(deps.channelStats.close(), 1_000),
+    settlesWithin(deps.hub.close(), 1_000),
+    closeHooks(deps.hooks),
+    deps.gateway.registry.close(),
+  ]);
   deps.redis.disconnect();
 }

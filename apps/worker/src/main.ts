@@ -1,4 +1,5 @@
-import { loadSettingsOrExit } from '@switchboard/config';
+import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
+import { createGateway } from '@switchboard/providers';
 import { closeWorkerDeps, createWorkerDeps } from './deps.js';
 import { startWorker } from './worker.js';
 
@@ -10,31 +11,39 @@ const EXIT_MARGIN_MS = 5_000;
  * `worker.shutdownGraceMs` to finish, then go back to the queue; the process exits within that
  * plus five seconds, whatever Redis does.
  */
-async function main(): Promise<void> {
-  const settings = loadSettingsOrExit(process.env);
+async function start(settings: Settings): Promise<void> {
   const deps = createWorkerDeps(settings);
   const running = startWorker(deps);
   const { concurrency, shutdownGraceMs } = settings.config.worker;
-  deps.logger.info('worker started', { worker_id: running.heartbeat.id, concurrency });
+  deps.logger.info('worker started', { worker_id: running.heartbeat.id, pid: process.pid, concurrency });
+  deps.logger.info('providers', { default_model: settings.defaultModel, providers: describeProviders(settings) });
+  for (const warning of settings.warnings) deps.logger.warn('configuration', { warning });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     deps.logger.info('worker stopping: finishing active jobs', { signal, grace_ms: shutdownGraceMs });
+    // The last resort, should a step's own bound fail: the process never outlives grace + margin.
     setTimeout(() => {
       deps.logger.warn('worker shutdown took too long: exiting');
       process.exit(1);
     }, shutdownGraceMs + EXIT_MARGIN_MS).unref();
     await running.close(shutdownGraceMs);
     await closeWorkerDeps(deps);
+    deps.logger.info('worker stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-main().catch((err) => {
-  console.error('switchboard: worker failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
+void runEntryPoint({
+  name: 'worker',
+  command: 'node apps/worker/dist/main.js',
+  summary:
+    'Starts a Switchboard worker: it answers the hook messages queued in Redis (BullMQ) and delivers\nthe replies. Run as many as you like on one Redis.',
+  version: packageVersion(new URL('../package.json', import.meta.url)),
+  check: (settings) => createGateway(settings).registry.close(),
+  start,
 });

@@ -1,8 +1,12 @@
 import { INBOUND_QUEUE, retryBackoff } from '@switchboard/hub';
-import { Worker } from 'bullmq';
+import { settlesWithin } from '@switchboard/state';
+import { type Job, Worker } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { createProcessor } from './processor.js';
+
+/** After the grace period, how long cancelled jobs get to go back to the queue before the connection is dropped. */
+const RELEASE_MS = 2_000;
 
 export interface RunningWorker {
   worker: Worker;
@@ -10,15 +14,28 @@ export interface RunningWorker {
   /**
    * Takes no new jobs and lets the active ones finish for up to `graceMs`; then cancels them (a
    * model call is aborted, delivery stops between pieces) and they go back to the queue without
-   * spending an attempt. Stops the heartbeat last.
+   * spending an attempt. Bounded whatever Redis does: when Redis does not answer, BullMQ's
+   * commands would wait forever, so once no job is running (or the grace and a moment for the
+   * releases are over) the connection is dropped and what waited on it fails. Stops the
+   * heartbeat last. Resolves within `graceMs` + about 3 s.
    */
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts consuming the inbound queue with the configured concurrency and writes heartbeats. */
+/** Starts consuming the inbound queue with the configured concurrency, writes heartbeats, checks channels. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const { concurrency, lockMs, backoffMs, shutdownGraceMs } = deps.settings.config.worker;
-  const worker = new Worker(INBOUND_QUEUE, createProcessor(deps), {
+  const processMessage = createProcessor(deps);
+  let running = 0;
+  const counted = async (job: Job, token: string | undefined, signal: AbortSignal | undefined) => {
+    running++;
+    try {
+      return await processMessage(job, token, signal);
+    } finally {
+      running--;
+    }
+  };
+  const worker = new Worker(INBOUND_QUEUE, counted, {
     connection: deps.redis,
     prefix: deps.hub.keys.bullPrefix,
     concurrency,
@@ -40,17 +57,30 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   worker.on('completed', (job) =>
     deps.logger.info('job completed', { job_id: job.id, hook: (job.data as { hook?: unknown }).hook }),
   );
-  worker.on('error', (err) => deps.logger.warn('worker error', { error: err.message }));
+  // While Redis is away every poll fails: those are the outage's, logged once (not one line each).
+  worker.on('error', (err) => {
+    if (deps.redisWatch.down || deps.redis.status !== 'ready') deps.redisWatch.failed(err);
+    else deps.logger.warn('worker error', { error: err.message });
+  });
   const heartbeat = startHeartbeat(deps.workers, concurrency);
+  deps.channelChecks.start();
   return {
     worker,
     heartbeat,
     async close(graceMs = shutdownGraceMs) {
       const closed = worker.close();
       const cancel = setTimeout(() => worker.cancelAllJobs('shutting down'), graceMs);
-      await closed;
+      const giveUpAt = Date.now() + graceMs + RELEASE_MS;
+      const redisAway = () => deps.redis.status !== 'ready';
+      while (!(await settlesWithin(closed, 100))) {
+        if (Date.now() < giveUpAt && !(redisAway() && running === 0)) continue;
+        deps.logger.warn('worker shutdown: Redis does not answer; dropping the connection', { running_jobs: running });
+        deps.redis.disconnect();
+        await settlesWithin(closed, 1_000);
+        break;
+      }
       clearTimeout(cancel);
-      await heartbeat.stop();
+      await settlesWithin(heartbeat.stop(), 1_000);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
 import type { z } from 'zod';
+import type { CredentialCheck } from './credential-check.js';
 import type { DeliveryClient } from './http.js';
 import type { LiveChannel } from './live/live-reply.js';
 import type { SendTarget } from './live/send-gate.js';
@@ -51,6 +52,12 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * share (see live/send-gate.ts), with the rules the hook's config sets for that target.
    */
   sendTarget?(message: InboundMessage, config: z.output<Schema>): SendTarget | null;
+  /**
+   * When present, checks the hook's credentials with the platform's cheapest authenticated call
+   * (Slack `auth.test`, Telegram `getMe`…), at start-up and every `health.channelCheckMs`, so
+   * `/status` reports `connected` from evidence. Never throws for the platform's answer.
+   */
+  checkCredentials?(context: DeliveryContext<z.output<Schema>>): Promise<CredentialCheck>;
 }
 
 export interface ChannelLimits {

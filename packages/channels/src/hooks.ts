@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
+import type { CredentialCheck } from './credential-check.js';
 import type { ChannelDefinition, DeliveryMeta, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
 import type { LiveJob, LiveReply } from './live/live-reply.js';
@@ -30,6 +32,8 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly openLive: ((job: LiveJob) => LiveReply) | undefined;
   /** The shortest time between two updates of a streamed reply, ms. */
   readonly streamIntervalMs: number;
+  /** Set when the channel can check the hook's credentials with its platform. */
+  readonly checkCredentials: (() => Promise<CredentialCheck>) | undefined;
   close(): Promise<void>;
 }
 
@@ -45,6 +49,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const http = new DeliveryClient();
   const { textLength } = channel.limits;
   const authorize = channel.authorizeJobRead;
+  const check = channel.checkCredentials;
   const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
   const liveLength = Math.min(live?.textLength ?? textLength, textLength);
   const split = live
@@ -79,6 +84,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
           })
       : undefined,
     streamIntervalMs: 'streamIntervalMs' in config ? config.streamIntervalMs : 1000,
+    checkCredentials: check ? () => check({ hook: name, config, http }) : undefined,
     close: () => http.close(),
   };
 }
@@ -89,6 +95,20 @@ export function createHooks<Config extends ChannelConfig>(
   options: HookOptions = {},
 ): Map<string, Hook<Config>> {
   return new Map(Object.entries(hooks).map(([name, config]) => [name, createHook(name, config, options)]));
+}
+
+/**
+ * The credential checks of the hooks whose channel has one, in the shape `ChannelChecks` of
+ * @switchboard/state runs. The fingerprint changes with the hook's configuration, so new
+ * credentials are checked at once rather than after the interval.
+ */
+export function credentialChecks(hooks: Map<string, Hook<ChannelConfig>>) {
+  return [...hooks.values()].flatMap((hook) => {
+    const check = hook.checkCredentials;
+    if (!check) return [];
+    const fingerprint = createHash('sha256').update(JSON.stringify(hook.config)).digest('hex').slice(0, 16);
+    return [{ hook: hook.name, fingerprint, check }];
+  });
 }
 
 /** Closes every hook's delivery pool. */

@@ -1,4 +1,4 @@
-import { classifyTransportFailure, createPool, parseJsonOrUndefined, readBody } from '@switchboard/http';
+import { classifyTransportFailure, closePool, createPool, parseJsonOrUndefined, readBody } from '@switchboard/http';
 import { isRetryableStatus, scrubSecrets } from '@switchboard/protocol';
 import { type Dispatcher, request } from 'undici';
 import { DeliveryError } from './delivery-error.js';
@@ -18,10 +18,10 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
 export interface JsonCall {
   /** Names the call in error messages, e.g. `Telegram sendMessage`; must never hold a secret. */
   label: string;
-  method: 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
-  /** JSON; none for a DELETE. */
+  /** Sent as JSON; none for a GET or a DELETE. */
   body?: unknown;
 }
 
@@ -44,7 +44,8 @@ export class DeliveryClient {
 
   /** Sends JSON and reads the answer whatever its status; throws a retryable error if the transport fails. */
   async send(call: JsonCall): Promise<JsonReply> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
     // Lowercased so a caller's `Content-Type` replaces ours instead of being sent twice.
     for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
     let response: Dispatcher.ResponseData;
@@ -65,9 +66,9 @@ export class DeliveryClient {
     return { status: response.statusCode, headers: response.headers, text, json: parseJsonOrUndefined(text) };
   }
 
-  /** Closes the pool once, however often it is called. */
+  /** Closes the pool once, however often it is called; a delivery still in flight after a moment is cut. */
   async close(): Promise<void> {
-    this.#closing ??= this.#agent.close();
+    this.#closing ??= closePool(this.#agent);
     await this.#closing;
   }
 }

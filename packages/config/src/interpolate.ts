@@ -27,3 +27,8 @@ export function interpolateEnv(value: unknown, env: Env, path = ''): unknown {
   }
   return value;
 }
+
+/** The names of the variables a config file's text refers to with `${VAR}` or `${VAR:-fallback}`. */
+export function referencedVariables(text: string): string[] {
+  return [...new Set([...text.matchAll(pattern)].map((match) => match[1]!))];
+}

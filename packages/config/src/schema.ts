@@ -25,8 +25,12 @@ export const providerSchema = z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, 'an Azure resource name is letters, digits and "-"')
       .optional(),
-    /** Sent as `Authorization: Bearer` (openai), `x-api-key` (anthropic) or `api-key` (azure). */
-    apiKey: z.string().min(1).optional(),
+    /**
+     * Sent as `Authorization: Bearer` (openai), `x-api-key` (anthropic) or `api-key` (azure).
+     * Optional for local servers; empty means none, so `${ANTHROPIC_API_KEY:-}` leaves the
+     * provider keyless when unset.
+     */
+    apiKey: z.string().optional(),
     /** The chat model names this provider serves; ids are `<provider>/<model>`. @defaultValue [] */
     models: z.array(z.string().min(1)).default([]),
     /** The embedding model names it serves (POST /v1/embeddings); openai and azure only. @defaultValue [] */
@@ -43,6 +47,12 @@ export const providerSchema = z
      * with jittered exponential back-off that honours `Retry-After`. @defaultValue 2
      */
     maxRetries: z.int().min(0).max(10).default(2),
+    /**
+     * Connections this process keeps open to the provider at most; requests beyond wait for one
+     * (and a warning is logged once). A stream holds its connection to the end, so this is also
+     * the most concurrent streams served without queuing. @defaultValue 1024
+     */
+    maxConnections: z.int().min(1).max(65_536).default(1024),
     /** Anthropic only: the `anthropic-version` header. @defaultValue "2023-06-01" */
     anthropicVersion: z.string().default('2023-06-01'),
     /** Anthropic only: `max_tokens` sent when the request has none. @defaultValue 4096 */
@@ -193,21 +203,45 @@ export const apiKeySchema = z.union([
   }),
 ]);
 
-export const limitsSchema = z.strictObject({
-  /** Largest /v1 request body. @defaultValue 1048576 (1 MiB) */
-  maxBodyBytes: z
-    .int()
-    .min(1024)
-    .default(1024 * 1024),
-  /** Largest /hooks request body. @defaultValue 262144 (256 KiB) */
-  hookMaxBodyBytes: z
-    .int()
-    .min(1024)
-    .default(256 * 1024),
-  /** Most messages in one chat request. @defaultValue 1000 */
-  maxMessages: z.int().min(1).default(1000),
-  /** Deepest JSON nesting accepted in a body. @defaultValue 32 */
-  maxJsonDepth: z.int().min(4).max(1000).default(32),
+export const limitsSchema = z
+  .strictObject({
+    /** Largest /v1 request body. @defaultValue 1048576 (1 MiB) */
+    maxBodyBytes: z
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
+    /** Largest /hooks request body. @defaultValue 262144 (256 KiB) */
+    hookMaxBodyBytes: z
+      .int()
+      .min(1024)
+      .default(256 * 1024),
+    /** Most messages in one chat request. @defaultValue 1000 */
+    maxMessages: z.int().min(1).default(1000),
+    /** Deepest JSON nesting accepted in a body. @defaultValue 32 */
+    maxJsonDepth: z.int().min(4).max(1000).default(32),
+    /**
+     * Time a client has to send the request line and headers; a slower one (a slowloris) gets 408
+     * and is disconnected. @defaultValue 10000
+     */
+    headersTimeoutMs: z.int().min(100).max(600_000).default(10_000),
+    /**
+     * Time a client has to send the whole request, headers and body; a body that stalls gets 408
+     * and the connection is closed. Streamed responses are not bounded by it. @defaultValue 30000
+     */
+    bodyTimeoutMs: z.int().min(100).max(3_600_000).default(30_000),
+  })
+  .refine((limits) => limits.headersTimeoutMs <= limits.bodyTimeoutMs, {
+    message: 'headersTimeoutMs must not be longer than bodyTimeoutMs (the headers are part of the request)',
+    path: ['headersTimeoutMs'],
+  });
+
+export const healthSchema = z.strictObject({
+  /**
+   * How often each hook's platform credentials are checked (Slack `auth.test`, Telegram `getMe`,
+   * Discord `GET /applications/@me`); one process checks per interval, whatever their number.
+   * 0 turns the checks off. @defaultValue 300000
+   */
+  channelCheckMs: z.union([z.literal(0), z.int().min(1_000).max(86_400_000)]).default(300_000),
 });
 
 export const configSchema = z.strictObject({
@@ -225,6 +259,7 @@ export const configSchema = z.strictObject({
   /** Per API key (per client IP when no keys are configured), shared through Redis. */
   rateLimit: rateLimitSchema.optional(),
   limits: limitsSchema.default(limitsSchema.parse({})),
+  health: healthSchema.default(healthSchema.parse({})),
   /** `{ "<model id or route>": ["<model id or route>", …] }`: who serves a request when a model still fails after its retries. */
   fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
   /**
@@ -258,4 +293,5 @@ export type SessionsConfig = z.infer<typeof sessionsSchema>;
 export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;
+export type HealthConfig = z.infer<typeof healthSchema>;
 export type FileConfig = z.infer<typeof configSchema>;

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadSettings } from './settings.js';
+import { ConfigError } from './config-error.js';
+import { loadSettings } from './settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-config-'));
 function file(name: string, text: string): string {
@@ -102,6 +103,57 @@ describe('loadSettings', () => {
     });
     expect(settings.defaultModel).toBe('openai/llama3');
     expect(settings.secrets.sort()).toEqual(['sk-ant', 'sk-openai']);
+  });
+
+  it('refuses an empty config file, naming the file', () => {
+    for (const [name, text] of [
+      ['empty.yaml', ''],
+      ['comments.yaml', '# nothing here yet\n'],
+      ['blank.json', '  \n'],
+    ] as const) {
+      const path = file(name, text);
+      expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(ConfigError);
+      expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(`${path}: the file is empty`);
+    }
+  });
+
+  it('takes the providers from the config file alone, and warns about shortcut variables it does not name', () => {
+    const path = file(
+      'own.yaml',
+      'providers:\n  mock:\n    type: openai\n    baseUrl: http://127.0.0.1:9/v1\n    models: [gpt-4o-mini]\n',
+    );
+    const settings = loadSettings({ SWITCHBOARD_CONFIG: path, OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-ant' });
+    expect(Object.keys(settings.config.providers)).toEqual(['mock']);
+    expect(settings.warnings).toHaveLength(2);
+    expect(settings.warnings[0]).toMatch(/^OPENAI_API_KEY is set but not used/);
+    expect(settings.warnings.join(' ')).not.toContain('sk-');
+  });
+
+  it('does not warn about a shortcut variable the config file names', () => {
+    const path = file(
+      'named.yaml',
+      'providers:\n  openai:\n    type: openai\n    baseUrl: https://api.openai.com/v1\n    apiKey: ${OPENAI_API_KEY}\n    models: [gpt-4o-mini]\n',
+    );
+    const settings = loadSettings({ SWITCHBOARD_CONFIG: path, OPENAI_API_KEY: 'sk-openai' });
+    expect(settings.config.providers.openai?.apiKey).toBe('sk-openai');
+    expect(settings.warnings).toEqual([]);
+  });
+
+  it('reads an empty apiKey (an unset ${VAR:-}) as no key', () => {
+    const path = file(
+      'keyless.yaml',
+      'providers:\n  claude:\n    type: anthropic\n    baseUrl: https://api.anthropic.com\n    apiKey: ${ANTHROPIC_API_KEY:-}\n    models: [claude-sonnet-4-5]\n',
+    );
+    const settings = loadSettings({ SWITCHBOARD_CONFIG: path });
+    expect(settings.config.providers.claude?.apiKey).toBe('');
+    expect(settings.secrets).toEqual([]);
+  });
+
+  it('refuses a headers time-out longer than the body time-out, naming the key', () => {
+    const path = file('timeouts.json', JSON.stringify({ limits: { headersTimeoutMs: 20_000, bodyTimeoutMs: 5_000 } }));
+    expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(
+      /limits\.headersTimeoutMs: headersTimeoutMs must not be longer/,
+    );
   });
 
   it('rejects a bad PORT or LOG_LEVEL', () => {

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
 import { findChannel } from '@switchboard/channels';
-import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
-import { type Env, interpolateEnv, MissingVariableError } from './interpolate.js';
-import { configSchema, type FileConfig, type ProviderConfig, providerSchema } from './schema.js';
+import { ConfigError, EXIT_CONFIG } from './config-error.js';
+import { parseConfig, readConfigFile } from './config-file.js';
+import { addEnvProviders, unusedShortcutWarnings } from './env-providers.js';
+import type { Env } from './interpolate.js';
+import type { FileConfig, ProviderConfig } from './schema.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
 
@@ -24,10 +23,8 @@ export interface Settings {
   defaultModel: string;
   /** Every configured secret, so logs and error bodies can be scrubbed of them. */
   secrets: string[];
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
+  /** What the operator should hear at start-up but that does not stop it (unused variables…). */
+  warnings: string[];
 }
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -35,8 +32,16 @@ export const LOCAL_MODEL = 'local/echo';
 
 export function loadSettings(env: Env): Settings {
   const configPath = env.SWITCHBOARD_CONFIG || null;
-  const config = configPath ? readConfigFile(configPath, env) : parseConfig({}, '(defaults)');
-  addEnvProviders(config, env);
+  const warnings: string[] = [];
+  let config: FileConfig;
+  if (configPath) {
+    const file = readConfigFile(configPath, env);
+    config = file.config;
+    warnings.push(...unusedShortcutWarnings(env, file.uninterpolated));
+  } else {
+    config = parseConfig({}, '(defaults)');
+    addEnvProviders(config, env);
+  }
   addEnvApiKeys(config, env);
 
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
@@ -59,6 +64,7 @@ export function loadSettings(env: Env): Settings {
     config,
     defaultModel: config.defaultModel ?? firstModel(config) ?? LOCAL_MODEL,
     secrets: collectSecrets(config),
+    warnings,
   };
 }
 
@@ -68,78 +74,6 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name}: '${raw}' is not a whole number`);
   return value;
-}
-
-export function readConfigFile(path: string, env: Env): FileConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`SWITCHBOARD_CONFIG: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-  }
-  let raw: unknown;
-  try {
-    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(`${path}: not valid ${extname(path) === '.json' ? 'JSON' : 'YAML/JSON'}: ${(err as Error).message}`);
-  }
-  try {
-    raw = interpolateEnv(raw ?? {}, env);
-  } catch (err) {
-    if (err instanceof MissingVariableError) throw new ConfigError(`${path}: ${err.message}`);
-    throw err;
-  }
-  return parseConfig(raw, path);
-}
-
-export function parseConfig(raw: unknown, source: string): FileConfig {
-  const result = configSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(`${source}: ${describeIssues(result.error)}`);
-  return result.data;
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const at = issue.path.map(String).join('.') || '(root)';
-      if (issue.code === 'unrecognized_keys') {
-        const keys = issue.keys.map((k) => (at === '(root)' ? k : `${at}.${k}`));
-        return `unknown key ${keys.map((k) => `'${k}'`).join(', ')}`;
-      }
-      return `${at}: ${issue.message}`;
-    })
-    .join('; ');
-}
-
-/** `OPENAI_API_KEY`/`OPENAI_BASE_URL` and `ANTHROPIC_*` add providers unless the file names them. */
-function addEnvProviders(config: FileConfig, env: Env): void {
-  const shortcuts = [
-    { name: 'openai', type: 'openai', prefix: 'OPENAI', baseUrl: 'https://api.openai.com/v1', models: 'gpt-4o-mini,gpt-4o' },
-    {
-      name: 'anthropic',
-      type: 'anthropic',
-      prefix: 'ANTHROPIC',
-      baseUrl: 'https://api.anthropic.com',
-      models: 'claude-sonnet-4-5',
-    },
-  ] as const;
-  for (const s of shortcuts) {
-    const apiKey = env[`${s.prefix}_API_KEY`];
-    const baseUrl = env[`${s.prefix}_BASE_URL`];
-    if ((!apiKey && !baseUrl) || config.providers[s.name]) continue;
-    const parsed = providerSchema.safeParse({
-      type: s.type,
-      baseUrl: baseUrl || s.baseUrl,
-      ...(apiKey ? { apiKey } : {}),
-      models: (env[`${s.prefix}_MODELS`] || s.models)
-        .split(',')
-        .map((m) => m.trim())
-        .filter(Boolean),
-    });
-    if (!parsed.success) throw new ConfigError(`${s.prefix}_*: ${describeIssues(parsed.error)}`);
-    config.providers[s.name] = parsed.data;
-  }
 }
 
 /** `SWITCHBOARD_API_KEYS=key1,key2` adds keys to those of the file. */
@@ -171,16 +105,9 @@ function collectSecrets(config: FileConfig): string[] {
   return [...new Set(secrets)];
 }
 
-/**
- * For the apps' entry points: the settings, or one clear line on stderr and exit code 78
- * (EX_CONFIG) when the configuration is wrong.
- */
-export function loadSettingsOrExit(env: Env): Settings {
-  try {
-    return loadSettings(env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    console.error(`switchboard: configuration error: ${err.message}`);
-    process.exit(78);
-  }
+/** A `ConfigError` ends the process with one line on stderr and exit code 78; anything else returns. */
+export function exitOnConfigError(err: unknown): void {
+  if (!(err instanceof ConfigError)) return;
+  console.error(`switchboard: configuration error: ${err.message}`);
+  process.exit(EXIT_CONFIG);
 }

@@ -20,3 +20,18 @@ export function createPool(options: PoolOptions): Agent {
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
   });
 }
+
+/**
+ * Closes a pool: requests in flight get `graceMs` to finish, then whatever is left is destroyed,
+ * so a shutdown never waits on a slow upstream or platform. @defaultValue graceMs 1000
+ */
+export async function closePool(agent: Agent, graceMs = 1_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = agent.close().then(() => true);
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  const inTime = await Promise.race([closed, late]);
+  clearTimeout(timer);
+  if (!inTime) await agent.destroy();
+}

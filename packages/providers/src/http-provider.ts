@@ -1,8 +1,10 @@
 import type { ProviderConfig } from '@switchboard/config';
+import type { DestroyableBody } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
 import { parseSse, type SseEvent } from './sse-parser.js';
-import { createPool, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
+import { postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
+import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
 /** Turns one upstream SSE event into a chunk, `'done'` at the end of the answer, or null to skip. */
 export type EventReader = (event: SseEvent) => ProviderChunk | 'done' | null;
@@ -15,7 +17,7 @@ export type EventReader = (event: SseEvent) => ProviderChunk | 'done' | null;
 export abstract class HttpProvider implements Provider {
   readonly models: readonly string[];
   readonly embeddingModels: readonly string[];
-  private readonly pool = createPool();
+  private readonly pool: UpstreamPool;
   protected readonly target: UpstreamTarget;
 
   constructor(
@@ -23,9 +25,11 @@ export abstract class HttpProvider implements Provider {
     config: ProviderConfig,
     private readonly headers: Record<string, string>,
     mapError?: UpstreamTarget['mapError'],
+    log?: ProviderLog,
   ) {
     this.models = config.models;
     this.embeddingModels = config.embeddingModels;
+    this.pool = new UpstreamPool(name, config.maxConnections, log);
     this.target = {
       name,
       timeoutMs: config.timeoutMs,
@@ -62,7 +66,7 @@ export abstract class HttpProvider implements Provider {
   protected async postForJson(url: string, body: unknown, ctx: CallContext): Promise<unknown> {
     const response = await this.post(url, body, ctx);
     try {
-      return JSON.parse(await readText(response.body));
+      return JSON.parse(await readText(this.target, response.body));
     } catch (err) {
       if (err instanceof SyntaxError) {
         throw upstreamError(`Upstream '${this.name}' returned a body that is not JSON.`, 'upstream_invalid_response');
@@ -71,14 +75,11 @@ export abstract class HttpProvider implements Provider {
     }
   }
 
-  private async *readStream(
-    body: AsyncIterable<Uint8Array> & { destroy(): void },
-    read: EventReader,
-  ): AsyncGenerator<ProviderChunk> {
+  private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk> {
     let done = false;
     try {
       // Read on past the end event to the end of the body, so the connection goes back to the pool.
-      for await (const event of parseSse(body)) {
+      for await (const event of parseSse(timedBody(this.target, body))) {
         if (done) continue;
         const chunk = read(event);
         if (chunk === 'done') done = true;
@@ -97,7 +98,7 @@ export abstract class HttpProvider implements Provider {
       ctx.maxRetries !== undefined && ctx.maxRetries < this.target.maxRetries
         ? { ...this.target, maxRetries: ctx.maxRetries }
         : this.target;
-    return postJson(target, { dispatcher: this.pool, url, headers: this.headers, body, signal: ctx.signal });
+    return postJson(target, { pool: this.pool, url, headers: this.headers, body, signal: ctx.signal });
   }
 
   async close(): Promise<void> {

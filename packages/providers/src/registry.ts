@@ -1,10 +1,11 @@
 import type { Settings } from '@switchboard/config';
-import { invalidRequest, type ModelEntry, modelNotFound, unixSeconds } from '@switchboard/protocol';
+import { AppError, invalidRequest, type ModelEntry, modelNotFound, unixSeconds } from '@switchboard/protocol';
 import { AnthropicProvider } from './anthropic/index.js';
 import { AzureProvider } from './azure/index.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
+import type { ProviderLog } from './upstream-pool.js';
 
 /** Chat models answer /v1/chat/completions and /v1/responses; embedding models /v1/embeddings. */
 export type ModelKind = 'chat' | 'embedding';
@@ -21,12 +22,13 @@ export interface ResolvedModel {
 /**
  * Which provider serves which model id. Built once at start-up; `resolve` is a map look-up.
  * Ids split on the first `/` (`openrouter/meta/llama-3` is provider `openrouter`, model
- * `meta/llama-3`); a bare model name works when exactly one provider lists it. `default` and
- * route names are the Gateway's (route-table.ts).
+ * `meta/llama-3`); a bare model name works when exactly one provider lists it, and is a 400
+ * naming the candidates when several do. `default` and route names are the Gateway's (route-table.ts).
  */
 export class ModelRegistry {
   private readonly byId = new Map<string, ResolvedModel>();
-  private readonly byBareName = new Map<string, ResolvedModel | null>();
+  /** `<kind>:<bare model name>` → every deployment that serves it. */
+  private readonly byBareName = new Map<string, ResolvedModel[]>();
   readonly providers: readonly Provider[];
   /** Every deployment, chat models first, in configuration order. */
   readonly models: readonly ResolvedModel[];
@@ -47,7 +49,7 @@ export class ModelRegistry {
           if (this.byId.has(entry.id)) continue; // listed twice: the first wins
           this.byId.set(entry.id, entry);
           const bare = `${kind}:${upstreamModel}`;
-          this.byBareName.set(bare, this.byBareName.has(bare) ? null : entry);
+          this.byBareName.set(bare, [...(this.byBareName.get(bare) ?? []), entry]);
           models.push(entry);
         }
       }
@@ -80,7 +82,9 @@ export class ModelRegistry {
   private find(model: string, kind: ModelKind): ResolvedModel | undefined {
     const byId = this.byId.get(model);
     if (byId) return byId.kind === kind ? byId : undefined;
-    return this.byBareName.get(`${kind}:${model}`) ?? undefined;
+    const candidates = this.byBareName.get(`${kind}:${model}`) ?? [];
+    if (candidates.length > 1) throw ambiguousModel(model, candidates);
+    return candidates[0];
   }
 
   async close(): Promise<void> {
@@ -88,7 +92,20 @@ export class ModelRegistry {
   }
 }
 
+/** 400: a bare name several providers serve; the client must say which. */
+function ambiguousModel(model: string, candidates: ResolvedModel[]): AppError {
+  const ids = candidates.map((c) => c.id).join(', ');
+  return new AppError(`The model '${model}' is served by several providers (${ids}): name one as <provider>/<model>.`, {
+    status: 400,
+    type: 'invalid_request_error',
+    param: 'model',
+    code: 'ambiguous_model',
+  });
+}
+
 export interface RegistryOptions {
+  /** Where providers report what an operator should know (a pool that ran out of connections). */
+  log?: ProviderLog;
   /**
    * false: each provider makes one attempt per call and the caller owns retries — the worker,
    * whose job attempts are the one retry loop around a hook message. @defaultValue true
@@ -102,9 +119,9 @@ export function createRegistry(settings: Settings, options: RegistryOptions = {}
   if (!settings.config.providers.local) providers.push(new LocalProvider());
   for (const [name, configured] of Object.entries(settings.config.providers)) {
     const config = options.retries === false ? { ...configured, maxRetries: 0 } : configured;
-    if (config.type === 'anthropic') providers.push(new AnthropicProvider(name, config));
-    else if (config.type === 'azure') providers.push(new AzureProvider(name, config));
-    else providers.push(new OpenAIProvider(name, config));
+    if (config.type === 'anthropic') providers.push(new AnthropicProvider(name, config, options.log));
+    else if (config.type === 'azure') providers.push(new AzureProvider(name, config, options.log));
+    else providers.push(new OpenAIProvider(name, config, undefined, undefined, options.log));
   }
   return new ModelRegistry(providers, settings.defaultModel);
 }

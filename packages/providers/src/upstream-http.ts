@@ -1,4 +1,12 @@
-import { BodyTooLargeError, classifyTransportFailure, createPool as createHttpPool, isAbort, readBody } from '@switchboard/http';
+import {
+  BodyTooLargeError,
+  classifyTransportFailure,
+  Deadline,
+  type DestroyableBody,
+  idleTimeout,
+  isAbort,
+  readBody,
+} from '@switchboard/http';
 import {
   AppError,
   errorBodySchema,
@@ -8,8 +16,9 @@ import {
   upstreamError,
   upstreamTimeout,
 } from '@switchboard/protocol';
-import { type Agent, type Dispatcher, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { retryDelayMs, sleep } from './retry.js';
+import type { UpstreamPool } from './upstream-pool.js';
 
 /**
  * The HTTP side of talking to an upstream: one keep-alive connection pool per provider, and the
@@ -18,6 +27,7 @@ import { retryDelayMs, sleep } from './retry.js';
 export interface UpstreamTarget {
   /** Provider name, used in error messages. */
   name: string;
+  /** The longest wait for the response headers, and for each body chunk after them. */
   timeoutMs: number;
   /** Retries on connection errors, 408, 429 and 5xx. */
   maxRetries: number;
@@ -27,12 +37,8 @@ export interface UpstreamTarget {
   mapError?: (status: number, text: string, retryAfter: string | undefined) => AppError | undefined;
 }
 
-export function createPool(): Agent {
-  return createHttpPool({ connections: 256 });
-}
-
 export interface PostJsonOptions {
-  dispatcher: Dispatcher;
+  pool: UpstreamPool;
   url: string;
   headers: Record<string, string>;
   body: unknown;
@@ -50,26 +56,32 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
   for (let attempt = 0; ; attempt++) {
     const retriesLeft = attempt < target.maxRetries;
     let response: Dispatcher.ResponseData;
+    const deadline = new Deadline(target.timeoutMs, options.signal);
     try {
-      response = await request(options.url, {
-        dispatcher: options.dispatcher,
+      const pending = request(options.url, {
+        dispatcher: options.pool.agent,
         method: 'POST',
         headers,
         body,
-        signal: options.signal,
+        signal: deadline.signal,
+        // Backstops only: the deadline above and idleTimeout() below fire on time, these do not.
         headersTimeout: target.timeoutMs,
         bodyTimeout: target.timeoutMs,
       });
+      options.pool.noteDispatched();
+      response = await pending;
     } catch (err) {
-      const error = transportError(target, err);
+      const error = deadline.expired && !options.signal.aborted ? timedOut(target) : transportError(target, err);
       const retryable = error instanceof AppError && error.code === 'upstream_unreachable';
       const delay = retryable && retriesLeft ? retryDelayMs(attempt, undefined) : null;
       if (delay === null) throw error;
       await sleep(delay, options.signal);
       continue;
+    } finally {
+      deadline.clear();
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
-    const text = await readText(response.body, 64 * 1024).catch(() => '');
+    const text = await readText(target, response.body, 64 * 1024).catch(() => '');
     const retryAfter = firstHeader(response.headers['retry-after']);
     const delay = isRetryableStatus(response.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
     if (delay === null)
@@ -84,10 +96,26 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * A response body whose chunks must each arrive within `timeoutMs`, else it fails with a 504
+ * `upstream_timeout` (an `AppError`, so no caller mistakes it for a client's abort).
+ */
+export function timedBody(target: UpstreamTarget, body: DestroyableBody<Uint8Array>): AsyncGenerator<Uint8Array> {
+  return idleTimeout(body, target.timeoutMs, () => timedOut(target));
+}
+
+function timedOut(target: UpstreamTarget) {
+  return upstreamTimeout(`Upstream '${target.name}' did not answer within ${target.timeoutMs} ms.`);
+}
+
 /** Reads a body as text, at most `limit` bytes (error bodies must not exhaust memory). */
-export async function readText(body: AsyncIterable<Uint8Array>, limit = 32 * 1024 * 1024): Promise<string> {
+export async function readText(
+  target: UpstreamTarget,
+  body: DestroyableBody<Uint8Array>,
+  limit = 32 * 1024 * 1024,
+): Promise<string> {
   try {
-    return await readBody(body, limit);
+    return await readBody(timedBody(target, body), limit);
   } catch (err) {
     if (err instanceof BodyTooLargeError) throw upstreamError('The upstream response is too large.', 'upstream_invalid_response');
     throw err;
@@ -102,7 +130,7 @@ export function transportError(target: UpstreamTarget, err: unknown): unknown {
     case 'aborted':
       return err;
     case 'timeout':
-      return upstreamTimeout(`Upstream '${target.name}' did not answer within ${target.timeoutMs} ms.`, err);
+      return timedOut(target);
     case 'connect-timeout':
       return upstreamTimeout(`Upstream '${target.name}' could not be reached in time.`, err);
     case 'unreachable':

@@ -4,7 +4,14 @@ import type { StateKeys } from './keys.js';
 export interface ChannelStatus {
   name: string;
   type: string;
-  connected: boolean;
+  /**
+   * From evidence only: true after a passed credential check or a delivered reply, false after a
+   * refused check, refused credentials or 3 failed deliveries in a row (the latest evidence
+   * wins), null (unknown) before there is any.
+   */
+  connected: boolean | null;
+  /** When the platform last answered a credential check. */
+  checked_at: string | null;
   last_inbound_at: string | null;
   last_outbound_at: string | null;
   last_error: string | null;
@@ -27,8 +34,8 @@ interface Pending {
  * figures. Messages in and out are counted in the process and written once per `flushMs` (one
  * round trip for all hooks, not two per message): /status lags by at most that long, and a
  * process that dies loses at most that much counting. Failures are written at once, after what
- * is pending, so a success counted before a failure never clears it. A channel is `connected`
- * unless its deliveries keep failing or its credentials were refused; one success clears both.
+ * is pending, so a success counted before a failure never clears it. A channel's `connected`
+ * is what the latest evidence says (see `ChannelStatus.connected`).
  */
 export class ChannelStats {
   readonly #pending = new Map<string, Pending>();
@@ -73,6 +80,23 @@ export class ChannelStats {
     await multi.exec();
   }
 
+  /**
+   * Records a credential check: a pass is evidence the channel works (it clears earlier delivery
+   * failures and refused credentials), a refusal marks it disconnected with the reason.
+   * "Unknown" (`connected: null`) records nothing.
+   */
+  async recordCheck(name: string, check: { connected: boolean | null; reason?: string }, at = new Date()): Promise<void> {
+    if (check.connected === null) return;
+    const key = this.keys.channel(name);
+    const when = at.toISOString();
+    if (check.connected) {
+      await this.redis.hset(key, 'connected', '1', 'checked_at', when, 'failures', '0', 'credentials_refused', '0');
+      return;
+    }
+    const error = `credentials: ${check.reason ?? 'refused'}`.slice(0, 500);
+    await this.redis.hset(key, 'connected', '0', 'checked_at', when, 'last_error', error, 'last_error_at', when);
+  }
+
   /** Writes what was counted since the last flush; on failure it stays pending for the next. */
   async flush(): Promise<void> {
     if (this.#pending.size === 0) return;
@@ -102,7 +126,8 @@ export class ChannelStats {
       return {
         name: hook.name,
         type: hook.type,
-        connected: Number(fields.failures ?? 0) < FAILING_AFTER && fields.credentials_refused !== '1',
+        connected: connectedFrom(fields),
+        checked_at: fields.checked_at ?? null,
         last_inbound_at: fields.last_inbound_at ?? null,
         last_outbound_at: fields.last_outbound_at ?? null,
         last_error: fields.last_error ?? null,
@@ -138,9 +163,16 @@ export class ChannelStats {
       if (pending.in) multi.hincrby(key, 'messages_in', pending.in).hset(key, 'last_inbound_at', pending.lastIn!);
       if (pending.out) {
         multi.hincrby(key, 'messages_out', pending.out);
-        multi.hset(key, 'last_outbound_at', pending.lastOut!, 'failures', '0', 'credentials_refused', '0');
+        multi.hset(key, 'last_outbound_at', pending.lastOut!, 'failures', '0', 'credentials_refused', '0', 'connected', '1');
       }
     }
     return drained;
   }
+}
+
+/** Refused credentials or repeated failed deliveries say "disconnected"; else the last check or delivery says. */
+function connectedFrom(fields: Record<string, string>): boolean | null {
+  if (fields.credentials_refused === '1' || Number(fields.failures ?? 0) >= FAILING_AFTER) return false;
+  if (fields.connected === undefined) return null;
+  return fields.connected === '1';
 }

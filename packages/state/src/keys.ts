@@ -7,6 +7,8 @@ export function stateKeys(prefix: string) {
     activeSessions: `${prefix}:sessions:active`,
     workers: `${prefix}:workers`,
     channel: (name: string) => `${prefix}:channel:${name}`,
+    /** Held by the one process that checks a hook's credentials (as configured: `fingerprint`) this interval. */
+    channelCheck: (name: string, fingerprint: string) => `${prefix}:channel-check:${name}:${fingerprint}`,
     /** Deployment cooldowns and last errors: one hash, deployment id → JSON (cooldown-store.ts). */
     deployments: `${prefix}:deployments`,
     /** One cached answer, by the hash of its normalised request and tenant. */

@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { type OutageLine, OutageLog } from './redis-outage.js';
 
 export type { Redis };
 
@@ -43,15 +44,50 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** Silences the client's 'error' events (reconnects are automatic); `onError` may log them. */
-export function quietErrors(redis: Redis, onError?: (err: Error) => void): Redis {
-  let last = 0;
-  redis.on('error', (err: Error) => {
-    const now = Date.now();
-    if (onError && now - last > 10_000) onError(err); // at most one line per 10 s while Redis is down
-    last = now;
-  });
-  return redis;
+/** Where state reports what an operator should know; the apps pass their logger. */
+export interface StateLog {
+  warn(message: string, meta?: Record<string, unknown>): unknown;
+  info(message: string, meta?: Record<string, unknown>): unknown;
+}
+
+export interface RedisWatch {
+  /** Reports a failure seen elsewhere (BullMQ's worker) as part of the same outage. */
+  failed(err: Error): void;
+  readonly down: boolean;
+}
+
+/**
+ * Listens to a client's 'error' events, so none goes unhandled (ioredis reconnects by itself),
+ * and logs an outage once when it begins, at most once a minute while it lasts, and once when
+ * Redis is back (`OutageLog`).
+ */
+export function watchRedis(redis: Redis, log: StateLog, outage = new OutageLog()): RedisWatch {
+  const write = (line: OutageLine | null) => line && log[line.level](line.message, line.meta);
+  const failed = (err: Error) => write(outage.failed(err.message));
+  redis.on('error', failed);
+  redis.on('ready', () => write(outage.recovered()));
+  return {
+    failed,
+    get down() {
+      return outage.down;
+    },
+  };
+}
+
+/** Whether `promise` settled within `ms`: a shutdown step must never wait longer on Redis. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }
 
 /**
@@ -71,4 +107,17 @@ export async function redisReady(redis: Redis, timeoutMs = 1_000): Promise<boole
     const timer = setTimeout(() => done(false), timeoutMs);
     redis.once('ready', onReady);
   });
+}
+
+/**
+ * `build()`'s result; when it throws (a ConfigError at start-up), `redis` is disconnected first,
+ * so a process that cannot start does not keep a connection reconnecting.
+ */
+export function withRedisDroppedOnError<T>(redis: Redis, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
 }

@@ -1,6 +1,7 @@
 export * from './anthropic-upstream.js';
 export * from './azure-upstream.js';
 export * from './eventually.js';
+export * from './free-port.js';
 export * from './http-server.js';
 export * from './line-collector.js';
 export * from './openai-upstream.js';
@@ -13,5 +14,6 @@ export * from './platforms/slack-server.js';
 export * from './platforms/telegram.js';
 export * from './platforms/telegram-html.js';
 export * from './platforms/telegram-server.js';
+export * from './private-redis.js';
 export * from './redis-prefix.js';
 export * from './streaming-model.js';

@@ -1,17 +1,22 @@
 import type { Logger } from '@switchboard/logger';
 import { AppError, toErrorResponse } from '@switchboard/protocol';
+import { isAbort } from '@switchboard/providers';
 import type { Middleware } from 'koa';
+import { clientGone } from './client-signal.js';
 
 /**
  * Registered first: any error below becomes the OpenAI error body. Errors from koa-body and
  * the router (http-errors with `expose`) keep their 4xx status; anything unknown is a 500
- * whose message and stack go to the log only.
+ * whose message and stack go to the log only. A client that hung up is no fault of ours: what
+ * its leaving caused (an aborted upstream call, a body cut short) is not logged here; the request
+ * line says `client closed request`.
  */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
+      if (clientGone(ctx) && causedByHangUp(err)) return;
       const error = fromHttpError(err);
       const { status, body, headers } = toErrorResponse(error);
       if (status >= 500 && !(error instanceof AppError)) {
@@ -56,4 +61,11 @@ export function unreadableBody(err: Error): Error {
     type: 'invalid_request_error',
     code: 'invalid_body',
   });
+}
+
+/** The errors a client's hang-up causes: our cancellation of its upstream call, or its body cut off. */
+function causedByHangUp(err: unknown): boolean {
+  if (isAbort(err)) return true;
+  const e = err as { code?: unknown; type?: unknown; message?: unknown } | null;
+  return e?.code === 'ECONNRESET' || e?.type === 'request.aborted' || e?.message === 'aborted';
 }

@@ -1,8 +1,7 @@
 import { connect } from 'node:net';
-import { type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
+import { freePort, type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../test-support/free-port.js';
 import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const SECRET = 'sk-do-not-leak-4242';

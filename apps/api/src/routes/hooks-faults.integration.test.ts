@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import {
   answerText,
+  freePort,
   type LocalServer,
   lastUserText,
   sendJson,
@@ -8,7 +9,6 @@ import {
   startOpenAIUpstream,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 import { spawnWorkerProcess, startTestWorker } from '../test-support/start-worker.js';
 
@@ -155,7 +155,7 @@ describe('/status with channels, across two API processes', () => {
         return both;
       });
       for (const s of [sa, sb]) {
-        expect(s.connected_channels).toBe(2);
+        expect(s.connected_channels).toBe(1); // 'idle' has delivered nothing and has no check: unknown, not connected
         expect(s.active_sessions).toBe(2);
         expect(s.queues.inbound).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 3 });
         expect(s.workers).toHaveLength(1);
@@ -163,7 +163,12 @@ describe('/status with channels, across two API processes', () => {
         const ops = s.channels.find((c: { name: string }) => c.name === 'ops');
         expect(ops).toMatchObject({ type: 'generic', connected: true, messages_in: 3, messages_out: 3, last_error: null });
         expect(Date.parse(ops.last_inbound_at)).not.toBeNaN();
-        expect(s.channels.find((c: { name: string }) => c.name === 'idle')).toMatchObject({ messages_in: 0, messages_out: 0 });
+        expect(s.channels.find((c: { name: string }) => c.name === 'idle')).toMatchObject({
+          connected: null,
+          checked_at: null,
+          messages_in: 0,
+          messages_out: 0,
+        });
       }
       expect(sb.channels).toEqual(sa.channels);
     } finally {

@@ -100,11 +100,11 @@ describe('the generic job stream', () => {
     expect(res.status).toBe(200);
     controller.abort();
     const line = await eventually(() => {
-      const found = harness.gateway.logs.find((l) => l.message === 'request' && String(l.path).endsWith('/stream'));
+      const found = harness.gateway.logs.find((l) => l.message === 'client closed request' && String(l.path).endsWith('/stream'));
       expect(found).toBeDefined();
       return found!;
     });
-    expect(line).toMatchObject({ level: 'info', aborted: true });
+    expect(line).toMatchObject({ level: 'info', status: 499 });
     expect(harness.gateway.logs.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
   });
 

@@ -1,8 +1,7 @@
-import { type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
+import { freePort, type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../test-support/free-port.js';
 import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const KEY_A = 'sk-cache-key-aaaaaaaa';

@@ -1,7 +1,6 @@
-import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
+import { deleteKeys, freePort, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../test-support/free-port.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const chat = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -111,6 +110,11 @@ describe('requests and logs', () => {
     const list = await (await fetch(`${gateway.url}/v1/models`)).json();
     expect(list.object).toBe('list');
     expect(list.data).toContainEqual({ id: 'local/echo', object: 'model', created: expect.any(Number), owned_by: 'local' });
+  });
+
+  it('answers GET /v1/models/default with the entry of the model it stands for, nothing internal', async () => {
+    const entry = await (await fetch(`${gateway.url}/v1/models/default`)).json();
+    expect(entry).toEqual({ id: 'local/echo', object: 'model', created: expect.any(Number), owned_by: 'local' });
   });
 });
 

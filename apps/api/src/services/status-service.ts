@@ -45,7 +45,7 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
     return {
       status: 'ok',
       ...base,
-      connected_channels: channels.filter((c) => c.connected).length,
+      connected_channels: channels.filter((c) => c.connected === true).length,
       channels,
       active_sessions: active,
       queues: { [INBOUND_QUEUE]: counts },
@@ -54,10 +54,11 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
       redis: { connected: true },
     };
   } catch {
-    // Without Redis nothing is known of the channels' traffic: they are listed, not counted.
+    // Without Redis nothing is known of the channels: they are listed, not counted or judged.
     const channels = hooks.map((hook) => ({
       ...hook,
-      connected: false,
+      connected: null,
+      checked_at: null,
       last_inbound_at: null,
       last_outbound_at: null,
       last_error: 'Redis is not reachable',

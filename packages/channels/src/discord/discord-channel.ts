@@ -1,12 +1,14 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import { joinUrl } from '@switchboard/http';
 import { z } from 'zod';
+import { checkWith } from '../credential-check.js';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { checkDiscordReply } from './discord-api-result.js';
+import { judgeDiscordApplication } from './discord-application.js';
 import { discordLive } from './discord-live.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
@@ -36,8 +38,9 @@ export const discord = defineChannel({
     applicationId: z.string().min(1),
     apiUrl: z.url().default('https://discord.com/api/v10'),
     /**
-     * The bot's token (optional): a reply still being written when the interaction's fifteen
-     * minutes run out goes on as a channel message through it.
+     * The bot's token (optional): it checks the configuration (`GET /applications/@me`), and a
+     * reply still being written when the interaction's fifteen minutes run out goes on as a
+     * channel message through it. Replies otherwise use each interaction's own token.
      */
     botToken: z.string().min(8).optional(),
     ...liveConfigShape(1000),
@@ -45,7 +48,7 @@ export const discord = defineChannel({
     sendLimits: sendLimitsSchema({ interaction: { count: 5, perMs: 5000 } }),
   }),
   limits: { textLength: DISCORD_TEXT_LIMIT },
-  // A public key is not a secret; the interaction tokens are, and never leave the job.
+  // A public key is not a secret; the bot token is, and the interaction tokens never leave the job.
   secrets: (config) => (config.botToken ? [config.botToken] : []),
 
   receive(request, config) {
@@ -80,5 +83,24 @@ export const discord = defineChannel({
       body: { content: text, allowed_mentions: { parse: [] } },
     });
     checkDiscordReply(label, reply, [token]);
+  },
+
+  /**
+   * `GET /applications/@me` with the bot token: proves the token, and that it and the public key
+   * belong to `applicationId`. Without a bot token there is nothing to check the configuration
+   * with (the public key only verifies what Discord sends), so the answer is "unknown".
+   */
+  async checkCredentials({ hook, config, http }) {
+    const { botToken } = config;
+    if (!botToken) return { connected: null, reason: 'no botToken configured: nothing to check the credentials with' };
+    const label = `Hook '${hook}': Discord GET /applications/@me`;
+    const call = () =>
+      http.send({
+        label,
+        method: 'GET',
+        url: joinUrl(config.apiUrl, 'applications/@me'),
+        headers: { authorization: `Bot ${botToken}` },
+      });
+    return checkWith(call, (reply) => judgeDiscordApplication(label, reply, { ...config, botToken }));
   },
 });

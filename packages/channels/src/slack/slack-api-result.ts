@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { CredentialCheck } from '../credential-check.js';
 import { DeliveryError } from '../delivery-error.js';
-import { redact } from '../http.js';
+import { type JsonReply, redact } from '../http.js';
 
 /**
  * Slack Web API answers HTTP 200 with `{ok, error?}`; failures are in the body, not the status.
@@ -38,4 +39,12 @@ export function checkSlackResult(label: string, json: unknown, secrets: readonly
 export function slackErrorCode(json: unknown): string | undefined {
   const parsed = slackApiResultSchema.partial({ ok: true }).safeParse(json);
   return parsed.success ? parsed.data.error : undefined;
+}
+
+/** `auth.test` answers HTTP 200 `{ok: true, user_id, team_id…}` for a valid token, `{ok: false, error}` otherwise. */
+export function judgeSlackAuthTest(label: string, reply: JsonReply, secrets: readonly string[]): CredentialCheck {
+  const parsed = slackApiResultSchema.safeParse(reply.json);
+  if (reply.status >= 200 && reply.status < 300 && parsed.success && parsed.data.ok) return { connected: true };
+  const detail = redact((parsed.success ? parsed.data.error : undefined) ?? `status ${reply.status}`, secrets);
+  return { connected: false, reason: `${label} failed: ${detail}` };
 }

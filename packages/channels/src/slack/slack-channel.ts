@@ -1,6 +1,7 @@
 import { joinUrl } from '@switchboard/http';
 import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
+import { checkWith } from '../credential-check.js';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { redact, statusFailure } from '../http.js';
@@ -8,7 +9,7 @@ import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseSlackEvent } from './parse-slack-event.js';
-import { checkSlackResult, slackErrorCode } from './slack-api-result.js';
+import { checkSlackResult, judgeSlackAuthTest, slackErrorCode } from './slack-api-result.js';
 import { SLACK_STREAM_LIMIT, slackLive } from './slack-live.js';
 import { verifySlackSignature } from './verify-slack-signature.js';
 
@@ -63,5 +64,18 @@ export const slack = defineChannel({
       throw statusFailure(label, reply.status, redact(slackErrorCode(reply.json) ?? reply.text, secrets), retryAfterMs);
     }
     checkSlackResult(label, reply.json, secrets, retryAfterMs);
+  },
+
+  /** `auth.test`: the cheapest call that proves the bot token is valid. */
+  checkCredentials({ hook, config, http }) {
+    const label = `Hook '${hook}': Slack auth.test`;
+    const call = () =>
+      http.send({
+        label,
+        method: 'POST',
+        url: joinUrl(config.apiUrl, 'auth.test'),
+        headers: { authorization: `Bearer ${config.botToken}` },
+      });
+    return checkWith(call, (reply) => judgeSlackAuthTest(label, reply, [config.botToken, config.signingSecret]));
   },
 });

@@ -1,5 +1,6 @@
 import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
+import type { CredentialCheck } from '../credential-check.js';
 import { DeliveryError } from '../delivery-error.js';
 import type { JsonReply } from '../http.js';
 import { redact, secondsToMs, statusFailure } from '../http.js';
@@ -33,4 +34,13 @@ export function checkTelegramReply(label: string, reply: JsonReply, botToken: st
   // but the bot's token is fine, so the channel must not show as disconnected for everyone.
   if (status === 403) throw new DeliveryError(`${label} failed with 403: ${detail}`, false);
   throw statusFailure(label, status, detail, retryAfterMs);
+}
+
+/** `getMe` answers `{ok: true, result: User}` for a valid token, 401 `{ok: false, description}` otherwise. */
+export function judgeTelegramGetMe(label: string, reply: JsonReply, botToken: string): CredentialCheck {
+  const parsed = telegramResultSchema.safeParse(reply.json);
+  if (reply.status >= 200 && reply.status < 300 && parsed.success && parsed.data.ok) return { connected: true };
+  const result = parsed.success ? parsed.data : undefined;
+  const detail = redact(result?.description ?? reply.text, [botToken]);
+  return { connected: false, reason: `${label} failed with ${result?.error_code ?? reply.status}${detail ? `: ${detail}` : ''}` };
 }

@@ -1,12 +1,13 @@
 import { joinUrl } from '@switchboard/http';
 import { z } from 'zod';
+import { checkWith } from '../credential-check.js';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
-import { checkTelegramReply } from './telegram-api-result.js';
+import { checkTelegramReply, judgeTelegramGetMe } from './telegram-api-result.js';
 import { telegramLive } from './telegram-live.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
@@ -63,5 +64,12 @@ export const telegram = defineChannel({
           : { chat_id, text },
     });
     checkTelegramReply(label, reply, config.botToken);
+  },
+
+  /** `getMe`: the cheapest call that proves the bot token is valid. */
+  checkCredentials({ hook, config, http }) {
+    const label = `Hook '${hook}': Telegram getMe`;
+    const call = () => http.send({ label, method: 'GET', url: joinUrl(config.apiUrl, `bot${config.botToken}/getMe`) });
+    return checkWith(call, (reply) => judgeTelegramGetMe(label, reply, config.botToken));
   },
 });

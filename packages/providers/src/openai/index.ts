@@ -3,6 +3,7 @@ import type { ChatCompletionRequest, EmbeddingsRequest } from '@switchboard/prot
 import { type EventReader, HttpProvider } from '../http-provider.js';
 import type { CallContext, ProviderCompletion, ProviderEmbeddings } from '../provider.js';
 import type { UpstreamTarget } from '../upstream-http.js';
+import type { ProviderLog } from '../upstream-pool.js';
 import { openaiHeaders, openaiUrl } from './api.js';
 import { fromUpstreamEvent, fromUpstreamResponse, toUpstreamRequest } from './chat-complete.js';
 import { fromUpstreamEmbeddings, inputCount, toUpstreamEmbeddings } from './embeddings.js';
@@ -14,8 +15,9 @@ export class OpenAIProvider extends HttpProvider {
     protected readonly config: ProviderConfig,
     headers: Record<string, string> = openaiHeaders(config),
     mapError?: UpstreamTarget['mapError'],
+    log?: ProviderLog,
   ) {
-    super(name, config, headers, mapError);
+    super(name, config, headers, mapError, log);
   }
 
   protected chatUrl(_upstreamModel: string): string {

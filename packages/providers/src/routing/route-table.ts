@@ -35,6 +35,13 @@ export class RouteTable {
       const rest = chain.map((next, i) => this.configured(`fallbacks.${name}[${i}]`, () => this.target(next, first.kind)));
       this.chains.set(first.name, [first, ...rest]);
     }
+    const { defaultModel } = registry;
+    if (!this.routes.has(defaultModel) && !registry.has(defaultModel)) {
+      const served = [...registry.models.filter((m) => m.kind === 'chat').map((m) => m.id), ...this.routeNames];
+      throw new ConfigError(
+        `defaultModel: '${defaultModel}' is not served by any configured provider (served: ${served.join(', ')})`,
+      );
+    }
     this.configured('defaultModel', () => this.target('default', 'chat'));
   }
 

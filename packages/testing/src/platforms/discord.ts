@@ -3,7 +3,8 @@ import { jsonRequest, SAMPLE_NOW, type SignedRequest } from './signed-request.js
 
 /**
  * Discord as the interactions endpoint and the webhook API document them: Ed25519-signed
- * interactions in, and the message objects that edits and follow-ups answer with. Keys are real,
+ * interactions in, the message objects that edits and follow-ups answer with, and the
+ * application object `GET /applications/@me` answers a bot token with. Keys are real,
  * made here, so tests exercise the same crypto Discord uses.
  */
 
@@ -82,4 +83,25 @@ export function discordMessage(content: string, overrides: Record<string, unknow
     flags: 0,
     ...overrides,
   };
+}
+
+/** What `GET /applications/@me` answers a valid bot token with (HTTP 200). */
+export function discordApplication(id: string, verifyKeyHex: string, overrides: Record<string, unknown> = {}) {
+  return {
+    id,
+    name: 'Switchboard',
+    icon: null,
+    description: '',
+    bot_public: true,
+    bot_require_code_grant: false,
+    verify_key: verifyKeyHex,
+    flags: 0,
+    bot: { id, username: 'Switchboard', discriminator: '0', bot: true },
+    ...overrides,
+  };
+}
+
+/** Discord's answer to a request with a token it refuses (HTTP 401). */
+export function discordUnauthorized() {
+  return { message: '401: Unauthorized', code: 0 };
 }

@@ -3,7 +3,7 @@ import { jsonRequest, SAMPLE_NOW, type SignedRequest } from './signed-request.js
 
 /**
  * Slack as the Events API and the Web API document it: signed event callbacks in, and the
- * answer `chat.postMessage` gives. Signatures use real HMAC keys, never a stub of our verifier.
+ * answers `chat.postMessage` and `auth.test` give. Signatures use real HMAC keys, never a stub of our verifier.
  */
 
 /** An `event_callback` envelope around a channel `message` event; override either level per test. */
@@ -53,4 +53,22 @@ export function slackRequest(secret: string, body: unknown, options: { now?: num
 /** What `chat.postMessage` answers when the message was posted (HTTP 200). */
 export function slackPostedMessage(channel: string, text: string, ts = '1736942401.000200') {
   return { ok: true, channel, ts, message: { type: 'message', text, bot_id: 'B0123', ts } };
+}
+
+/**
+ * What `auth.test` answers (HTTP 200 either way): the bot's identity for a valid token, or
+ * `{ok: false, error}` (`invalid_auth`, `token_revoked`…) for one Slack refuses.
+ */
+export function slackAuthTest(error?: string) {
+  if (error) return { ok: false, error };
+  return {
+    ok: true,
+    url: 'https://acme.slack.com/',
+    team: 'Acme',
+    user: 'switchboard',
+    team_id: 'T0001',
+    user_id: 'U0BOT',
+    bot_id: 'B0123',
+    is_enterprise_install: false,
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * Telegram as the Bot API documents it: webhook `Update`s in (proven by the
- * `X-Telegram-Bot-Api-Secret-Token` header, not signed), and the answer `sendMessage` gives.
+ * `X-Telegram-Bot-Api-Secret-Token` header, not signed), and the answers `sendMessage` and
+ * `getMe` give.
  */
 
 /** The header carrying the `secret_token` given to setWebhook. */
@@ -34,4 +35,25 @@ export function telegramSentMessage(chatId: number, text: string, messageId = 43
       text,
     },
   };
+}
+
+/** What `getMe` answers for a valid token (HTTP 200); a refused token gets `telegramUnauthorized()` with 401. */
+export function telegramGetMe() {
+  return {
+    ok: true,
+    result: {
+      id: 110_201_543,
+      is_bot: true,
+      first_name: 'Switchboard',
+      username: 'switchboard_bot',
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    },
+  };
+}
+
+/** The Bot API's answer to a request with a token it does not know (HTTP 401). */
+export function telegramUnauthorized() {
+  return { ok: false, error_code: 401, description: 'Unauthorized' };
 }

@@ -3,8 +3,6 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { freePort } from './free-port.js';
 
-/** A port nothing listens on right now (the OS picks it; it is free again once we close). */
-
 export interface PrivateRedis {
   port: number;
   url: string;

@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import {
+  chunkBody,
+  eventually,
+  freePort,
+  type LocalServer,
+  openSse,
+  type PrivateRedis,
+  startOpenAIUpstream,
+  startPrivateRedis,
+  testPrefix,
+  writeSse,
+} from '@switchboard/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { configFile } from './test-support/config-file.js';
+import { type SpawnedProcess, spawnNode } from './test-support/spawn-process.js';
+
+/** `npm start` (scripts/start.mjs) as an operator uses it: signals, a second signal, a port in use, Redis gone. */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const startScript = `${root}scripts/start.mjs`;
+/** Installing is skipped (node_modules is there) and the build is cached; the processes stop well within this. */
+const BOUND_MS = 25_000;
+
+let redis: PrivateRedis;
+let upstream: LocalServer;
+const started: SpawnedProcess[] = [];
+const pids = new Set<number>();
+
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  // A stream that sends one chunk and holds: the API cannot finish draining while it is open.
+  upstream = await startOpenAIUpstream((_req, res) => {
+    openSse(res);
+    writeSse(res, chunkBody('m', { role: 'assistant', content: 'holding' }));
+  });
+});
+
+afterEach(async () => {
+  for (const proc of started.splice(0)) if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+  for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  pids.clear();
+  if (!redis.up) await redis.start();
+});
+
+afterAll(async () => {
+  await redis?.kill();
+  await upstream?.close();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `npm start`'s script; resolves once it says Switchboard is up, with the API's and the worker's pids. */
+async function startSwitchboard(env: Record<string, string> = {}) {
+  const port = await freePort();
+  const proc = spawnNode(startScript, {
+    PORT: String(port),
+    REDIS_URL: redis.url,
+    SWITCHBOARD_REDIS_PREFIX: testPrefix(),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  started.push(proc);
+  return { proc, port, ...(await childPids(proc)) };
+}
+
+async function childPids(proc: SpawnedProcess) {
+  await proc.waitForOutput('Switchboard is up');
+  const pidOf = (message: string) =>
+    eventually(() => {
+      const pid = proc.logLines().find((line) => line.message === message)?.pid;
+      if (typeof pid !== 'number') throw new Error(`no '${message}' line with a pid yet`);
+      pids.add(pid);
+      return pid;
+    });
+  return { api: await pidOf('api listening'), worker: await pidOf('worker started') };
+}
+
+describe('npm start', () => {
+  it('passes SIGTERM to the API and the worker and exits 0 once both have exited', async () => {
+    const { proc, api, worker } = await startSwitchboard();
+    proc.child.kill('SIGTERM');
+    expect(await proc.exitsWithin(BOUND_MS)).toBe(0);
+    expect([alive(api), alive(worker)]).toEqual([false, false]);
+  });
+
+  it('stops everything when npm itself is sent SIGTERM (npm does not pass it on)', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        REDIS_URL: redis.url,
+        SWITCHBOARD_REDIS_PREFIX: testPrefix(),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    npm.stderr.resume();
+    const exited = once(npm, 'exit');
+    try {
+      await eventually(() => expect(output).toContain('Switchboard is up'), 1_000, 25);
+      const pidsIn = (message: string) =>
+        [...output.matchAll(new RegExp(`"message":"${message}","pid":(\\d+)`, 'g'))].map((m) => Number(m[1]));
+      const children = [...pidsIn('api listening'), ...pidsIn('worker started')];
+      expect(children).toHaveLength(2);
+      for (const pid of children) pids.add(pid);
+      npm.kill('SIGTERM');
+      await eventually(() => expect(children.filter(alive)).toEqual([]), 1_000, 25);
+    } finally {
+      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+      await exited;
+    }
+  });
+
+  it('kills both at once on a second signal, while the API still drains a stream', async () => {
+    const config = configFile({
+      defaultModel: 'mock/m',
+      providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['m'] } },
+    });
+    const { proc, port, api, worker } = await startSwitchboard({ SWITCHBOARD_CONFIG: config, SWITCHBOARD_DRAIN_MS: '120000' });
+    const controller = new AbortController();
+    const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/m', stream: true, messages: [{ role: 'user', content: 'hold' }] }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    try {
+      proc.child.kill('SIGTERM');
+      await proc.waitForOutput('api stopping'); // draining: without a second signal it would wait two minutes
+      proc.child.kill('SIGTERM');
+      expect(await proc.exitsWithin(BOUND_MS)).not.toBe(0);
+      expect(proc.output.join('\n')).toContain('killing the API and the worker now');
+      await eventually(() => expect([alive(api), alive(worker)]).toEqual([false, false]));
+    } finally {
+      controller.abort();
+    }
+  });
+
+  it('stops on Ctrl-C (SIGINT) while Redis is unreachable', async () => {
+    const { proc, api, worker } = await startSwitchboard();
+    await redis.kill();
+    await proc.waitForOutput('redis unavailable');
+    proc.child.kill('SIGINT');
+    expect(await proc.exitsWithin(BOUND_MS)).toBe(0);
+    expect([alive(api), alive(worker)]).toEqual([false, false]);
+  });
+
+  it('says the port is in use and exits non-zero, stopping the worker, when the port is taken', async () => {
+    const squatter = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    try {
+      const proc = spawnNode(startScript, {
+        PORT: String(port),
+        REDIS_URL: redis.url,
+        SWITCHBOARD_REDIS_PREFIX: testPrefix(),
+        LOG_LEVEL: 'info',
+      });
+      started.push(proc);
+      const code = await proc.exitsWithin(BOUND_MS);
+      const output = proc.output.join('\n');
+      expect(code).not.toBe(0);
+      expect(output).toContain(`the API cannot listen on 127.0.0.1:${port}: the port is in use`);
+      expect(output).not.toContain('Switchboard is up');
+      const worker = proc.logLines().find((line) => line.message === 'worker started')?.pid;
+      if (typeof worker === 'number') expect(alive(worker)).toBe(false);
+    } finally {
+      squatter.close();
+    }
+  });
+});

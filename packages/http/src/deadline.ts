@@ -1,0 +1,88 @@
+/**
+ * Time-outs that fire on time. undici's `headersTimeout` and `bodyTimeout` run on a coarse clock
+ * (about one second), so a 300 ms time-out fires after about a second and a 500 ms silence in a
+ * body is never noticed; these use a timer of their own.
+ */
+
+/**
+ * An AbortSignal that fires after `ms`, or when `parent` fires (with its reason), unless
+ * `clear()`ed first; `expired` tells the time-out from other aborts. Linked by hand rather than
+ * with `AbortSignal.any`, whose weakly held dependants are bookkeeping a per-request signal does
+ * not need.
+ */
+export class Deadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #parent: AbortSignal | undefined;
+  readonly #onParentAbort = () => this.#controller.abort(this.#parent?.reason);
+  #expired = false;
+
+  constructor(ms: number, parent?: AbortSignal) {
+    this.#parent = parent;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new DeadlineError(ms));
+    }, ms);
+    if (parent?.aborted) this.#onParentAbort();
+    else parent?.addEventListener('abort', this.#onParentAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True once the time ran out (whatever else happened to the request). */
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /**
+   * Stops the timer. The parent still fires the signal: a request whose headers are in keeps
+   * reading its body under it, and a client that hangs up mid-stream must still cancel that.
+   */
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** The abort reason of a `Deadline`: never shown to a client, mapped by the caller. */
+export class DeadlineError extends Error {
+  override name = 'DeadlineError';
+  constructor(readonly ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
+/** A response body: an async iterable that `destroy(err)` ends with `err` (a Node Readable). */
+export interface DestroyableBody<T> extends AsyncIterable<T> {
+  destroy(error?: Error): unknown;
+}
+
+/**
+ * The body's chunks, failing with `onSilence()` when `ms` pass with no chunk while one is awaited
+ * (the consumer's own slowness does not count). The body is destroyed with that error, so its
+ * connection is not left half-read.
+ */
+export async function* idleTimeout<T>(body: DestroyableBody<T>, ms: number, onSilence: () => Error): AsyncGenerator<T> {
+  const chunks = body[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    for (;;) {
+      const timer = setTimeout(() => body.destroy(onSilence()), ms);
+      let next: IteratorResult<T>;
+      try {
+        next = await chunks.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // A consumer that stops early (or a failure) closes the body, as `for await` over it would.
+    if (!ended) await chunks.return?.();
+  }
+}
