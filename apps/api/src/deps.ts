@@ -10,7 +10,7 @@ import {
   ChannelStats,
   createRedis,
   RateLimiter,
-  type Redis,
+  type RedisClient,
   RedisCooldownStore,
   ResponseCacheStore,
   redisReady,
@@ -30,7 +30,7 @@ export interface AppDeps {
   logger: Logger;
   gateway: Gateway;
   /** Fails fast while Redis is away (no offline queue), so requests never hang on it. */
-  redis: Redis;
+  redis: RedisClient;
   keys: StateKeys;
   /**
    * The hook pipeline once Redis answers, or a 503 `queue_unavailable`. It is made on first use,
@@ -56,10 +56,10 @@ export interface AppDeps {
 export function createDeps(settings: Settings, overrides: { logger?: Logger; version?: string } = {}): AppDeps {
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
-  const redis = createRedis(settings.redisUrl);
+  const redis = createRedis(settings.redis);
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
-  const keys = stateKeys(settings.redisPrefix);
+  const keys = stateKeys(settings.keyPrefix);
   const gateway = withRedisDroppedOnError(redis, () =>
     // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
     createGateway(settings, {

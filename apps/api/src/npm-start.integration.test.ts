@@ -116,8 +116,10 @@ describe('npm start', () => {
       await eventually(() => expect(output).toContain('Switchboard is up'), 1_000, 25);
       const pidsIn = (message: string) =>
         [...output.matchAll(new RegExp(`"message":"${message}","pid":(\\d+)`, 'g'))].map((m) => Number(m[1]));
-      const children = [...pidsIn('api listening'), ...pidsIn('worker started')];
-      expect(children).toHaveLength(2);
+      // The API says it is up as soon as it listens; the worker may log its start a moment later.
+      const started = () => [...pidsIn('api listening'), ...pidsIn('worker started')];
+      await eventually(() => expect(started()).toHaveLength(2), 1_000, 25);
+      const children = started();
       for (const pid of children) pids.add(pid);
       npm.kill('SIGTERM');
       await eventually(() => expect(children.filter(alive)).toEqual([]), 1_000, 25);

@@ -7,7 +7,7 @@ import {
   ChannelChecks,
   ChannelStats,
   createQueueRedis,
-  type Redis,
+  type RedisClient,
   RedisCooldownStore,
   type RedisWatch,
   SendLimiter,
@@ -26,7 +26,7 @@ export interface WorkerDeps {
   /** Providers make one attempt per call here: the job's attempts are the retry loop. */
   gateway: Gateway;
   /** BullMQ-style connection (`maxRetriesPerRequest: null`): commands wait out a Redis outage. */
-  redis: Redis;
+  redis: RedisClient;
   /** The outage log of `redis`, which BullMQ's connection errors report to as well. */
   redisWatch: RedisWatch;
   hub: Hub;
@@ -40,10 +40,10 @@ export interface WorkerDeps {
 export function createWorkerDeps(settings: Settings, overrides: { logger?: Logger } = {}): WorkerDeps {
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
-  const redis = createQueueRedis(settings.redisUrl);
+  const redis = createQueueRedis(settings.redis);
   const redisWatch = watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
-  const keys = stateKeys(settings.redisPrefix);
+  const keys = stateKeys(settings.keyPrefix);
   const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
     createGateway(settings, {

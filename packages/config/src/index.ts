@@ -4,5 +4,6 @@ export * from './config-file.js';
 export * from './describe-settings.js';
 export * from './env-variables.js';
 export * from './interpolate.js';
+export * from './redis-target.js';
 export * from './schema.js';
 export * from './settings.js';

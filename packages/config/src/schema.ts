@@ -256,6 +256,12 @@ export const configSchema = z.strictObject({
   worker: workerSchema.default(workerSchema.parse({})),
   /** When any are set, /v1 and /status need `Authorization: Bearer <key>`. */
   apiKeys: z.array(apiKeySchema).default([]),
+  /**
+   * Keys for the operator's routes (`/admin/*`, `/metrics`, the dashboard), separate from
+   * `apiKeys`: an API key never opens them. Without any, those routes are open only when no
+   * `apiKeys` are set either (a local setup), else refused.
+   */
+  adminKeys: z.array(z.string().min(16, 'admin keys must be at least 16 characters')).default([]),
   /** Per API key (per client IP when no keys are configured), shared through Redis. */
   rateLimit: rateLimitSchema.optional(),
   limits: limitsSchema.default(limitsSchema.parse({})),
@@ -281,6 +287,11 @@ export const configSchema = z.strictObject({
    * Only turn on when every request comes through a proxy that sets it. @defaultValue false
    */
   trustProxy: z.boolean().default(false),
+  /**
+   * Redis Cluster: its seed nodes (`host:port`), instead of a `redis-cluster://` REDIS_URL. The
+   * password, if any, stays in REDIS_URL (`redis://:password@…`).
+   */
+  redis: z.strictObject({ cluster: z.array(z.string().min(3)).default([]) }).default({ cluster: [] }),
   /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
   cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
 });

@@ -3,6 +3,7 @@ import { ConfigError, EXIT_CONFIG } from './config-error.js';
 import { parseConfig, readConfigFile } from './config-file.js';
 import { addEnvProviders, unusedShortcutWarnings } from './env-providers.js';
 import type { Env } from './interpolate.js';
+import { parseRedisTarget, type RedisTarget } from './redis-target.js';
 import type { FileConfig, ProviderConfig } from './schema.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
@@ -11,9 +12,18 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' 
 export interface Settings {
   port: number;
   host: string;
+  /** REDIS_URL as given (shown with its password masked). */
   redisUrl: string;
+  /** Where Redis is: one server, a cluster, or a master named by Sentinel. */
+  redis: RedisTarget;
   /** Every Redis key and BullMQ queue lives under this prefix. @defaultValue "switchboard" */
   redisPrefix: string;
+  /**
+   * The prefix keys are built with: `redisPrefix`, or on Redis Cluster `{redisPrefix}`, a hash tag
+   * that puts every key in one slot (BullMQ keeps a queue in one slot, and the hook pipeline's
+   * scripts span the queue's keys and the conversations').
+   */
+  keyPrefix: string;
   logLevel: LogLevel;
   /** How long SIGTERM waits for in-flight requests and streams. @defaultValue 30000 */
   drainMs: number;
@@ -53,11 +63,19 @@ export function loadSettings(env: Env): Settings {
     throw new ConfigError(`PORT: '${env.PORT}' is not a port number`);
   }
 
+  const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const redis = parseRedisTarget(redisUrl, config.redis.cluster);
+  const redisPrefix = env.SWITCHBOARD_REDIS_PREFIX || 'switchboard';
+  if (redis.mode === 'cluster' && /[{}]/.test(redisPrefix)) {
+    throw new ConfigError('SWITCHBOARD_REDIS_PREFIX: on Redis Cluster the prefix is made a hash tag; it may not hold { or }');
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
-    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
-    redisPrefix: env.SWITCHBOARD_REDIS_PREFIX || 'switchboard',
+    redisUrl,
+    redis,
+    redisPrefix,
+    keyPrefix: redis.mode === 'cluster' ? `{${redisPrefix}}` : redisPrefix,
     logLevel,
     drainMs: positiveInt(env, 'SWITCHBOARD_DRAIN_MS', 30_000),
     configPath,
@@ -76,16 +94,23 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-/** `SWITCHBOARD_API_KEYS=key1,key2` adds keys to those of the file. */
+/** `SWITCHBOARD_API_KEYS=key1,key2` (and `SWITCHBOARD_ADMIN_KEYS`) add keys to those of the file. */
 function addEnvApiKeys(config: FileConfig, env: Env): void {
-  const keys = (env.SWITCHBOARD_API_KEYS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean);
-  for (const key of keys) {
+  for (const key of listVariable(env, 'SWITCHBOARD_API_KEYS')) {
     if (key.length < 8) throw new ConfigError('SWITCHBOARD_API_KEYS: API keys must be at least 8 characters');
     config.apiKeys.push(key);
   }
+  for (const key of listVariable(env, 'SWITCHBOARD_ADMIN_KEYS')) {
+    if (key.length < 16) throw new ConfigError('SWITCHBOARD_ADMIN_KEYS: admin keys must be at least 16 characters');
+    config.adminKeys.push(key);
+  }
+}
+
+function listVariable(env: Env, name: 'SWITCHBOARD_API_KEYS' | 'SWITCHBOARD_ADMIN_KEYS'): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
 }
 
 function firstModel(config: FileConfig): string | undefined {
@@ -99,9 +124,12 @@ function firstModel(config: FileConfig): string | undefined {
 function collectSecrets(config: FileConfig): string[] {
   const hookSecrets = Object.values(config.hooks).flatMap((hook) => findChannel(hook.type)?.secrets(hook) ?? []);
   const apiKeys = config.apiKeys.map((k) => (typeof k === 'string' ? k : k.key));
-  const secrets = [...Object.values(config.providers).map((p: ProviderConfig) => p.apiKey), ...hookSecrets, ...apiKeys].filter(
-    (k): k is string => !!k && k.length >= 4,
-  );
+  const secrets = [
+    ...Object.values(config.providers).map((p: ProviderConfig) => p.apiKey),
+    ...hookSecrets,
+    ...apiKeys,
+    ...config.adminKeys,
+  ].filter((k): k is string => !!k && k.length >= 4);
   return [...new Set(secrets)];
 }
 

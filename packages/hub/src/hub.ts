@@ -1,7 +1,6 @@
 import type { Settings } from '@switchboard/config';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { type HubRedis, withHubCommands } from './commands/index.js';
+import { type HubRedis, type RedisClient, withHubCommands } from './commands/index.js';
 import { Exchange, type MemoryOptions } from './exchange.js';
 import { JobFeeds } from './job-feed.js';
 import { type HubKeys, hubKeys } from './keys.js';
@@ -10,10 +9,8 @@ import { createInboundQueue } from './queues.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 export interface HubOptions extends RetryPolicy {
-  /** Every key lives under this prefix. */
+  /** Every key lives under this prefix; on Redis Cluster it is a hash tag (`{switchboard}`). */
   prefix: string;
-  /** Redis Cluster: keys carry the `{prefix}` hash tag. @defaultValue false */
-  cluster?: boolean;
   /** Seconds a finished job, a dedupe key and an idle line are kept. @defaultValue 86400 */
   retentionSeconds?: number;
   memory: MemoryOptions;
@@ -34,10 +31,10 @@ export class Hub {
   readonly retentionSeconds: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     readonly options: HubOptions,
   ) {
-    this.keys = hubKeys(options.prefix, { cluster: options.cluster ?? false });
+    this.keys = hubKeys(options.prefix);
     this.redis = withHubCommands(redis);
     this.retentionSeconds = options.retentionSeconds ?? 86_400;
     this.queue = createInboundQueue(redis, this.keys);
@@ -56,10 +53,10 @@ export class Hub {
 }
 
 /** The pipeline as configured: the API and the worker build it the same way. */
-export function createHub(redis: Redis, settings: Settings): Hub {
+export function createHub(redis: RedisClient, settings: Settings): Hub {
   const { worker, sessions } = settings.config;
   return new Hub(redis, {
-    prefix: settings.redisPrefix,
+    prefix: settings.keyPrefix,
     attempts: worker.attempts,
     backoffMs: worker.backoffMs,
     orderRecheckMs: worker.orderRecheckMs,

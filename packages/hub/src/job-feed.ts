@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { HubRedis } from './commands/index.js';
+import type { HubRedis, RedisClient } from './commands/index.js';
 import type { HubKeys } from './keys.js';
 
 /**
@@ -44,7 +43,7 @@ export class JobFeeds {
    * The events after `after` ('0' for all), waiting up to `blockMs` for one to come. Blocking
    * holds the connection, so `reader` must be a connection of the caller's own.
    */
-  async read(reader: Redis, jobId: string, after: string, blockMs: number): Promise<FeedEntry[]> {
+  async read(reader: RedisClient, jobId: string, after: string, blockMs: number): Promise<FeedEntry[]> {
     const answer = await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', this.keys.feed(jobId), after);
     const entries = answer?.[0]?.[1] ?? [];
     return entries.flatMap(([id, fields]) => {

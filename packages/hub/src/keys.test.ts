@@ -7,7 +7,7 @@ const bullKey = (bullPrefix: string, name: string) => `${bullPrefix}:inbound:${n
 
 describe('hubKeys', () => {
   it('puts every key a pipeline script touches in one hash slot on Redis Cluster', () => {
-    const keys = hubKeys('switchboard', { cluster: true });
+    const keys = hubKeys('{switchboard}');
     const touched = [
       keys.order('support:C0123:1736942400.000100'),
       keys.order('tg:-100987654321'),

@@ -1,9 +1,9 @@
 /**
  * Every key of the hook pipeline, in one place. They all share one hash slot: BullMQ keeps a
  * queue in one slot, and the pipeline's scripts touch the queue's job hashes together with the
- * ordering and memory keys, so on Redis Cluster all of them carry the `{prefix}` hash tag. On a
- * single Redis the tag is left out, which keeps the names earlier releases wrote: an upgrade finds
- * its queued jobs and conversation memory where they were.
+ * ordering and memory keys, so on Redis Cluster the prefix is a hash tag (`{switchboard}`, see the
+ * config's `keyPrefix`). On a single Redis it is the plain prefix, which keeps the names earlier
+ * releases wrote: an upgrade finds its queued jobs and conversation memory where they were.
  */
 export interface HubKeys {
   /** BullMQ's `prefix` option for the hub's queues. */
@@ -18,8 +18,7 @@ export interface HubKeys {
   feed(jobId: string): string;
 }
 
-export function hubKeys(prefix: string, options: { cluster?: boolean } = {}): HubKeys {
-  const base = options.cluster ? `{${prefix}}` : prefix;
+export function hubKeys(base: string): HubKeys {
   return {
     bullPrefix: `${base}:bull`,
     dedupe: (jobId) => `${base}:dedupe:${jobId}`,

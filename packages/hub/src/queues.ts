@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './commands/index.js';
 import type { HubKeys } from './keys.js';
 
 /** The one queue of inbound channel messages. */
 export const INBOUND_QUEUE = 'inbound';
 
-export function createInboundQueue(connection: Redis, keys: HubKeys): Queue {
+export function createInboundQueue(connection: RedisClient, keys: HubKeys): Queue {
   const queue = new Queue(INBOUND_QUEUE, { connection, prefix: keys.bullPrefix });
   // Connection errors are the Redis client's to report (and callers see them as failed calls);
   // without a listener BullMQ's re-emitted 'error' would surface as an unhandled rejection.

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 
 /**
  * Active sessions: one sorted-set member per user or conversation, scored by its last message
@@ -12,7 +12,7 @@ export class ActiveSessions {
   readonly #timer: NodeJS.Timeout;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: StateKeys,
     private readonly windowSeconds: number,
     options: { flushMs?: number } = {},

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { ChannelStats } from './channel-stats.js';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 import { type StateLog, settlesWithin } from './redis.js';
 
 /** One hook's credential check (see `credentialChecks` of @switchboard/channels). */
@@ -24,7 +24,7 @@ export class ChannelChecks {
   #running: Promise<void> | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: StateKeys,
     private readonly stats: ChannelStats,
     private readonly checks: readonly ChannelCheck[],

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 
 export interface ChannelStatus {
   name: string;
@@ -42,7 +42,7 @@ export class ChannelStats {
   readonly #timer: NodeJS.Timeout;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: StateKeys,
     options: { flushMs?: number } = {},
   ) {
@@ -155,7 +155,7 @@ export class ChannelStats {
   }
 
   /** Moves everything pending into `multi` and returns it (to put back if the write fails). */
-  #drainInto(multi: ReturnType<Redis['multi']>): Map<string, Pending> {
+  #drainInto(multi: ReturnType<RedisClient['multi']>): Map<string, Pending> {
     const drained = new Map(this.#pending);
     this.#pending.clear();
     for (const [name, pending] of drained) {

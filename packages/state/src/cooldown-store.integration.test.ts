@@ -2,11 +2,11 @@ import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCooldownStore } from './cooldown-store.js';
 import { stateKeys } from './keys.js';
-import { createRedis, type Redis, redisReady } from './redis.js';
+import { createRedis, type RedisClient, redisReady } from './redis.js';
 
 const prefix = testPrefix();
-let redis: Redis;
-let other: Redis;
+let redis: RedisClient;
+let other: RedisClient;
 
 beforeAll(async () => {
   redis = createRedis(testRedisUrl());

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 import { withTimeout } from './redis.js';
 
 /** One deployment's health as every process sees it (the providers package's CooldownStore reads this shape). */
@@ -50,7 +50,7 @@ const entrySchema = z.looseObject({
   error_at: z.number().nullish().catch(null),
 });
 
-type CooldownRedis = Redis & {
+type CooldownRedis = RedisClient & {
   sbCooldownMark(key: string, id: string, ms: number, error: string, ttlMs: number): Promise<number>;
   sbCooldownRead(key: string): Promise<[string, string[]]>;
 };
@@ -72,7 +72,7 @@ export class RedisCooldownStore {
   readonly #retainMs: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: StateKeys,
     options: RedisCooldownStoreOptions = {},
   ) {

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -21,13 +21,13 @@ return count
  * so every API process draws on one budget per subject. A burst of up to twice the limit is
  * possible across a window edge; in exchange a decision costs one round trip.
  */
-type RateRedis = Redis & { sbRateHit(key: string, ttlMs: number): Promise<number> };
+type RateRedis = RedisClient & { sbRateHit(key: string, ttlMs: number): Promise<number> };
 
 export class RateLimiter {
   readonly #redis: RateRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: StateKeys,
   ) {
     if (typeof (redis as unknown as Record<string, unknown>).sbRateHit !== 'function') {

@@ -1,15 +1,19 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from '@switchboard/config';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { type OutageLine, OutageLog } from './redis-outage.js';
 
 export type { Redis };
 
+/** A connection to one server (or a Sentinel-named master) or to a Redis Cluster: every command we use works on both. */
+export type RedisClient = Redis | Cluster;
+
 /**
  * A Redis client that never blocks a request while Redis is away: commands fail at once
  * instead of queueing (`enableOfflineQueue: false`), and it reconnects by itself forever.
- * The database index in the URL (`redis://host:6379/3`) is honoured by ioredis.
+ * The database index in a URL (`redis://host:6379/3`) is honoured by ioredis.
  */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { ...reconnecting, enableOfflineQueue: false, maxRetriesPerRequest: 1, ...options });
+export function createRedis(target: RedisTarget | string, options: RedisOptions = {}): RedisClient {
+  return connect(target, { ...reconnecting, enableOfflineQueue: false, maxRetriesPerRequest: 1, ...options });
 }
 
 /** Both kinds of client: a short connect time-out, then reconnects every 0.2–2 s, forever. */
@@ -19,12 +23,48 @@ const reconnecting: RedisOptions = {
 };
 
 /** For BullMQ, which needs `maxRetriesPerRequest: null` and an offline queue on its connections. */
-export function createQueueRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { ...reconnecting, maxRetriesPerRequest: null, enableOfflineQueue: true, ...options });
+export function createQueueRedis(target: RedisTarget | string, options: RedisOptions = {}): RedisClient {
+  return connect(target, { ...reconnecting, maxRetriesPerRequest: null, enableOfflineQueue: true, ...options });
+}
+
+function connect(target: RedisTarget | string, options: RedisOptions): RedisClient {
+  if (typeof target === 'string') return new Redis(target, options);
+  switch (target.mode) {
+    case 'single':
+      return new Redis(target.url, options);
+    case 'sentinel':
+      return new Redis({
+        ...options,
+        sentinels: target.sentinels,
+        name: target.name,
+        db: target.db,
+        ...auth(target),
+        // The sentinels speak TLS as the master does.
+        ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+      });
+    case 'cluster': {
+      const { enableOfflineQueue, retryStrategy, ...perNode } = options;
+      const cluster: ClusterOptions = {
+        redisOptions: { ...perNode, ...auth(target), ...(target.tls ? { tls: {} } : {}) },
+        enableOfflineQueue: enableOfflineQueue ?? true,
+        // Reconnects the cluster (its seed nodes) as a single server would be.
+        clusterRetryStrategy: (attempt) => (retryStrategy ? retryStrategy(attempt) : Math.min(attempt * 200, 2_000)),
+        slotsRefreshTimeout: 2_000,
+      };
+      return new Cluster(target.nodes, cluster);
+    }
+  }
+}
+
+function auth(target: { username?: string; password?: string }): RedisOptions {
+  return {
+    ...(target.username ? { username: target.username } : {}),
+    ...(target.password ? { password: target.password } : {}),
+  };
 }
 
 /** True when Redis answers PING within `timeoutMs`. */
-export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<boolean> {
+export async function pingRedis(redis: RedisClient, timeoutMs = 1_000): Promise<boolean> {
   if (redis.status !== 'ready') return false;
   try {
     return (await withTimeout(redis.ping(), timeoutMs)) === 'PONG';
@@ -61,7 +101,7 @@ export interface RedisWatch {
  * and logs an outage once when it begins, at most once a minute while it lasts, and once when
  * Redis is back (`OutageLog`).
  */
-export function watchRedis(redis: Redis, log: StateLog, outage = new OutageLog()): RedisWatch {
+export function watchRedis(redis: RedisClient, log: StateLog, outage = new OutageLog()): RedisWatch {
   const write = (line: OutageLine | null) => line && log[line.level](line.message, line.meta);
   const failed = (err: Error) => write(outage.failed(err.message));
   redis.on('error', failed);
@@ -94,7 +134,7 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
  * True once the client is ready, waiting up to `timeoutMs` while it connects or reconnects, so a
  * request arriving during a blip or just after start-up is not refused for nothing.
  */
-export async function redisReady(redis: Redis, timeoutMs = 1_000): Promise<boolean> {
+export async function redisReady(redis: RedisClient, timeoutMs = 1_000): Promise<boolean> {
   if (redis.status === 'ready') return true;
   if (redis.status === 'end') return false;
   return new Promise<boolean>((resolve) => {
@@ -113,11 +153,23 @@ export async function redisReady(redis: Redis, timeoutMs = 1_000): Promise<boole
  * `build()`'s result; when it throws (a ConfigError at start-up), `redis` is disconnected first,
  * so a process that cannot start does not keep a connection reconnecting.
  */
-export function withRedisDroppedOnError<T>(redis: Redis, build: () => T): T {
+export function withRedisDroppedOnError<T>(redis: RedisClient, build: () => T): T {
   try {
     return build();
   } catch (err) {
     redis.disconnect();
     throw err;
   }
+}
+
+/** Another connection like `redis` (to the same server or cluster), with `options` changed. */
+export function duplicateClient(redis: RedisClient, options: RedisOptions): RedisClient {
+  if (redis instanceof Cluster) {
+    const { enableOfflineQueue, ...perNode } = options;
+    return redis.duplicate(undefined, {
+      ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+      redisOptions: { ...redis.options.redisOptions, ...perNode },
+    });
+  }
+  return redis.duplicate(options);
 }

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 import { withTimeout } from './redis.js';
 
 /**
@@ -9,7 +9,7 @@ import { withTimeout } from './redis.js';
  */
 export class ResponseCacheStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: StateKeys,
     private readonly timeoutMs = 250,
   ) {}

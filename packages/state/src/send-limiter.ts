@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 
 /**
  * Turns for sending to a platform target (a chat, a channel), shared by every worker through
@@ -73,7 +73,7 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 return math.max(0, tonumber(redis.call('ZSCORE', KEYS[1], '~pause') or '0') - now)
 `;
 
-type LimiterRedis = Redis & {
+type LimiterRedis = RedisClient & {
   sbSendTake(key: string, ...args: (string | number)[]): Promise<number>;
   sbSendPause(key: string, ms: number): Promise<number>;
   sbSendPaused(key: string): Promise<number>;
@@ -110,7 +110,7 @@ export class SendLimiter {
   readonly #maxWaitMs: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: StateKeys,
     options: SendLimiterOptions = {},
   ) {

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
 
 const workerInfoSchema = z.object({
   id: z.string(),
@@ -19,7 +19,7 @@ export type WorkerInfo = z.infer<typeof workerInfoSchema>;
  */
 export class WorkerRegistry {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: StateKeys,
     private readonly staleAfterMs = 15_000,
   ) {}

@@ -3,6 +3,7 @@ import type { Hook } from '@switchboard/channels';
 import type { HookConfig } from '@switchboard/config';
 import { FEED_ID, type FeedEntry, type Hub, readJobView } from '@switchboard/hub';
 import { invalidRequest, serviceUnavailable, toErrorResponse } from '@switchboard/protocol';
+import { duplicateClient } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 import { openSse, writeKeepAlive, writeNamedEvent } from '../sse.js';
 import { readJob } from './job-service.js';
@@ -44,7 +45,7 @@ export async function streamJobFeed(
   await readJob(deps, hook.name, jobId); // a 404 in the JSON shape, before any event
   streaming();
   // Blocking reads hold a connection: each stream reads on its own, closed when it ends.
-  const reader = deps.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  const reader = duplicateClient(deps.redis, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   reader.on('error', () => {});
   const stop = () => reader.disconnect();
   signal.addEventListener('abort', stop, { once: true });

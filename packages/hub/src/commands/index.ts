@@ -1,4 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+
+/** One server or a Redis Cluster (the hub's keys share one slot, so its scripts run on either). */
+export type RedisClient = Redis | Cluster;
+
 import { exchangeRecord } from './exchange-record.js';
 import { feedAppend } from './feed-append.js';
 import { orderAcquire } from './order-acquire.js';
@@ -23,10 +27,10 @@ export interface HubCommands {
   sbFeedAppend(feed: string, ...args: Arg[]): Promise<string>;
 }
 
-export type HubRedis = Redis & HubCommands;
+export type HubRedis = RedisClient & HubCommands;
 
 /** Defines the commands on `redis` (once; later calls find them there) and returns it typed with them. */
-export function withHubCommands(redis: Redis): HubRedis {
+export function withHubCommands(redis: RedisClient): HubRedis {
   for (const command of COMMANDS) {
     if (typeof (redis as unknown as Record<string, unknown>)[command.name] !== 'function') {
       redis.defineCommand(command.name, { numberOfKeys: command.numberOfKeys, lua: command.lua });

@@ -1,0 +1,132 @@
+import {
+  eventually,
+  type LocalServer,
+  type PrivateCluster,
+  sendJson,
+  startLocalServer,
+  startOpenAIUpstream,
+  startPrivateCluster,
+  testPrefix,
+} from '@switchboard/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from './test-support/start-gateway.js';
+import { revealingModel } from './test-support/start-hook-harness.js';
+import { startTestWorker, type TestWorker } from './test-support/start-worker.js';
+
+/**
+ * The hook path end to end on a real three-master Redis Cluster (the local redis-server, on free
+ * ports): accept, per-conversation order, answer, memory, delivery, idempotency, a hook's rate
+ * limit and /status — with every key Switchboard writes in one hash slot.
+ */
+const TOKEN = 'cluster-hook-token-0123456789';
+const prefix = testPrefix();
+let cluster: PrivateCluster;
+let upstream: LocalServer;
+let receiver: LocalServer;
+let gateway: TestGateway;
+let worker: TestWorker;
+
+beforeAll(async () => {
+  cluster = await startPrivateCluster(3);
+  upstream = await startOpenAIUpstream(revealingModel());
+  receiver = await startLocalServer((_req, res) => sendJson(res, 200, { ok: true }));
+  gateway = await startGateway({
+    prefix,
+    env: { REDIS_URL: cluster.url },
+    config: {
+      defaultModel: 'up/m',
+      providers: { up: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['m'] } },
+      hooks: {
+        ops: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/in`, stream: false },
+        limited: { type: 'generic', token: TOKEN, stream: false, rateLimit: { requestsPerMinute: 2 } },
+      },
+      worker: { attempts: 3, backoffMs: 50, lockMs: 2_000 },
+    },
+  });
+  worker = startTestWorker(gateway.settings);
+}, 30_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await gateway?.close();
+  await Promise.all([upstream?.close(), receiver?.close()]);
+  await cluster?.stop();
+});
+
+const send = (hook: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  fetch(`${gateway.url}/hooks/${hook}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
+    body: JSON.stringify(body),
+  });
+
+const deliveries = () => receiver.requests.map((r) => r.json as { id: string; to: string; text: string });
+
+describe('the hook path on a three-master Redis Cluster', () => {
+  it('runs on a cluster client with every key under the {prefix} hash tag', () => {
+    expect(gateway.settings.redis.mode).toBe('cluster');
+    expect(gateway.settings.keyPrefix).toBe(`{${prefix}}`);
+  });
+
+  it('answers a conversation in order, each reply seeing the exchanges before it', async () => {
+    const ids: string[] = [];
+    for (const text of ['one', 'two', 'three']) {
+      const res = await send('ops', { from: 'nina', text });
+      expect(res.status).toBe(202);
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    await eventually(() => expect(deliveries().filter((d) => d.to === 'nina')).toHaveLength(3));
+    expect(
+      deliveries()
+        .filter((d) => d.to === 'nina')
+        .map((d) => [d.id, d.text]),
+    ).toEqual([
+      [ids[0], 'reply to: one (history: 0)'],
+      [ids[1], 'reply to: two (history: 2)'],
+      [ids[2], 'reply to: three (history: 4)'],
+    ]);
+  });
+
+  it('queues a message the caller sends twice with one Idempotency-Key once', async () => {
+    const first = await (await send('ops', { from: 'omar', text: 'once' }, { 'idempotency-key': 'k-1' })).json();
+    const again = await (await send('ops', { from: 'omar', text: 'once' }, { 'idempotency-key': 'k-1' })).json();
+    expect(again.id).toBe(first.id);
+    await eventually(() => expect(deliveries().filter((d) => d.to === 'omar')).toHaveLength(1));
+    const view = await (await fetch(`${gateway.url}/hooks/ops/jobs/${first.id}`, { headers: { 'x-hook-token': TOKEN } })).json();
+    expect(view).toMatchObject({ status: 'completed', reply: 'reply to: once (history: 0)', attempts: 1 });
+  });
+
+  it('holds a hook to its rate limit', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await send('limited', { from: 'pia', text: `m${i}` })).status);
+    expect(statuses).toEqual([202, 202, 429]);
+  });
+
+  it('reports channels, queue and workers from the cluster in /status', async () => {
+    await eventually(async () => {
+      const status = await (await fetch(`${gateway.url}/status`)).json();
+      expect(status).toMatchObject({ status: 'ok', redis: { connected: true } });
+      expect(status.channels.find((c: { name: string }) => c.name === 'ops')).toMatchObject({ messages_in: 4, messages_out: 4 });
+      expect(status.queues.inbound).toMatchObject({ completed: 6, failed: 0 });
+      expect(status.workers).toHaveLength(1);
+    });
+  });
+
+  it('keeps every key it wrote on one node, in one slot', async () => {
+    const perNode = await Promise.all(
+      cluster.nodes.map(async (node) => {
+        const [host, port] = node.split(':');
+        const redis = new Redis(Number(port), host!);
+        try {
+          return await redis.keys(`{${prefix}}*`);
+        } finally {
+          redis.disconnect();
+        }
+      }),
+    );
+    const counts = perNode.map((keys) => keys.length);
+    expect(counts.filter((n) => n > 0)).toHaveLength(1);
+    expect(Math.max(...counts)).toBeGreaterThan(10);
+  });
+});
