@@ -35,13 +35,18 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
   const { config } = settings;
   const summary = {
     config: settings.configPath ?? '(no file: defaults and the environment)',
-    redis: { url: settings.redisUrl.replace(/\/\/([^@/]*)@/, `//${REDACTED}@`), prefix: settings.redisPrefix },
+    redis: {
+      url: settings.redisUrl.replace(/\/\/([^@/]*)@/, `//${REDACTED}@`),
+      mode: settings.redis.mode,
+      prefix: settings.keyPrefix,
+    },
     listen: `${settings.host}:${settings.port}`,
     defaultModel: settings.defaultModel,
     providers: Object.fromEntries(describeProviders(settings).map(({ name, ...rest }) => [name, rest])),
     fallbacks: config.fallbacks,
     hooks: config.hooks,
     apiKeys: config.apiKeys.length,
+    adminKeys: config.adminKeys.length,
     rateLimit: config.rateLimit ?? 'off',
     limits: config.limits,
     sessions: config.sessions,
