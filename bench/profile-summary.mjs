@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Summarizes a V8 .cpuprofile (from --cpu-prof): where the time went, by package or file and by
 // function (self time), so a note can say where a target is missed. Usage:
-//   node bench/profile-summary.mjs <file.cpuprofile> [rows]
+//   node bench/profile-summary.mjs <file.cpuprofile> [rows] [from-ms]
+// from-ms: skip the samples of the first from-ms milliseconds (start-up, module loading), so a
+// short run shows its steady state.
 import { readFileSync } from 'node:fs';
 
 const [file, rowsArg] = process.argv.slice(2);
@@ -10,11 +12,18 @@ if (!file) {
   process.exit(2);
 }
 const rows = Number(rowsArg ?? 25);
+const fromMs = Number(process.argv[4] ?? 0);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-const total = profile.samples.length;
 const self = new Map();
-for (const id of profile.samples) self.set(id, (self.get(id) ?? 0) + 1);
+let total = 0;
+let elapsedUs = 0;
+profile.samples.forEach((id, i) => {
+  elapsedUs += profile.timeDeltas?.[i] ?? 0;
+  if (elapsedUs < fromMs * 1000) return;
+  total++;
+  self.set(id, (self.get(id) ?? 0) + 1);
+});
 
 /** Where a function lives: a package name for node_modules, our package for ours, node: for Node. */
 function place(url) {

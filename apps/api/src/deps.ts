@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
@@ -54,8 +55,9 @@ export interface AppDeps {
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
 export function createDeps(settings: Settings, overrides: { logger?: Logger; version?: string } = {}): AppDeps {
-  const logger =
-    overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
+  // Under API_PROCESSES every line says which process wrote it (they share one stdout).
+  const defaultMeta = cluster.isWorker ? { service: 'api', pid: process.pid } : { service: 'api' };
+  const logger = overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta });
   const redis = createRedis(settings.redis);
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);

@@ -1,5 +1,9 @@
+import cluster from 'node:cluster';
+import { fileURLToPath } from 'node:url';
 import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
+import { createLogger } from '@switchboard/logger';
 import { createGateway } from '@switchboard/providers';
+import { superviseApiProcesses } from './api-processes.js';
 import { createDeps } from './deps.js';
 import { startServer } from './server.js';
 
@@ -10,6 +14,10 @@ const EXIT_MARGIN_MS = 5_000;
 const version = packageVersion(new URL('../package.json', import.meta.url));
 
 async function start(settings: Settings): Promise<void> {
+  if (settings.apiProcesses > 1 && cluster.isPrimary) {
+    const logger = createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
+    return superviseApiProcesses(settings, logger, fileURLToPath(import.meta.url));
+  }
   const deps = createDeps(settings, { version });
   const running = await startServer(deps, settings.port, settings.host).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
@@ -23,7 +31,8 @@ async function start(settings: Settings): Promise<void> {
   deps.logger.info('providers', { default_model: settings.defaultModel, providers: describeProviders(settings) });
   for (const warning of settings.warnings) deps.logger.warn('configuration', { warning });
   // `npm start` (scripts/start.mjs) waits for this, not for any answer on the port: another
-  // process answering there must never pass for this one.
+  // process answering there must never pass for this one. Under API_PROCESSES the supervisor
+  // waits for it from each process. (A process whose supervisor dies exits: node:cluster.)
   if (process.send) {
     process.send({ type: 'listening', url: running.url });
     process.channel?.unref(); // the channel must not keep the process alive

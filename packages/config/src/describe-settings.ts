@@ -41,6 +41,7 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
       prefix: settings.keyPrefix,
     },
     listen: `${settings.host}:${settings.port}`,
+    apiProcesses: settings.apiProcesses,
     defaultModel: settings.defaultModel,
     providers: Object.fromEntries(describeProviders(settings).map(({ name, ...rest }) => [name, rest])),
     fallbacks: config.fallbacks,

@@ -6,6 +6,7 @@
 export const ENV_VARIABLES = [
   'PORT',
   'HOST',
+  'API_PROCESSES',
   'REDIS_URL',
   'SWITCHBOARD_CONFIG',
   'SWITCHBOARD_REDIS_PREFIX',
@@ -23,5 +24,5 @@ export const ENV_VARIABLES = [
 
 export type EnvVariable = (typeof ENV_VARIABLES)[number];
 
-/** Read by the API alone, for where it listens; a worker does not need them. */
-export const API_ONLY_VARIABLES: readonly EnvVariable[] = ['PORT', 'HOST'];
+/** Read by the API alone, for where and how it listens; a worker does not need them. */
+export const API_ONLY_VARIABLES: readonly EnvVariable[] = ['PORT', 'HOST', 'API_PROCESSES'];

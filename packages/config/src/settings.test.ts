@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config-file syntax under test
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
@@ -23,8 +23,18 @@ describe('loadSettings', () => {
       redisPrefix: 'switchboard',
       logLevel: 'info',
       defaultModel: 'local/echo',
+      apiProcesses: 1,
     });
     expect(settings.config.sessions).toEqual({ maxMessages: 20, ttlSeconds: 86400, activeWindowSeconds: 1800 });
+  });
+
+  it('reads API_PROCESSES as a number or auto (one per core), and stops on anything else', () => {
+    expect(loadSettings({ API_PROCESSES: '3' }).apiProcesses).toBe(3);
+    expect(loadSettings({ API_PROCESSES: 'auto' }).apiProcesses).toBe(availableParallelism());
+    for (const bad of ['0', '1.5', 'many', '65']) {
+      expect(() => loadSettings({ API_PROCESSES: bad })).toThrow(ConfigError);
+      expect(() => loadSettings({ API_PROCESSES: bad })).toThrow(/^API_PROCESSES: /);
+    }
   });
 
   it('reads a JSON config file and fills provider defaults', () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { findChannel } from '@switchboard/channels';
 import { ConfigError, EXIT_CONFIG } from './config-error.js';
 import { parseConfig, readConfigFile } from './config-file.js';
@@ -12,6 +13,11 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' 
 export interface Settings {
   port: number;
   host: string;
+  /**
+   * How many API processes share the port (node:cluster): `API_PROCESSES`, a number or `auto`
+   * (one per core). @defaultValue 1 (no cluster: the process itself serves)
+   */
+  apiProcesses: number;
   /** REDIS_URL as given (shown with its password masked). */
   redisUrl: string;
   /** Where Redis is: one server, a cluster, or a master named by Sentinel. */
@@ -72,6 +78,7 @@ export function loadSettings(env: Env): Settings {
   return {
     port,
     host: env.HOST || '127.0.0.1',
+    apiProcesses: apiProcesses(env.API_PROCESSES),
     redisUrl,
     redis,
     redisPrefix,
@@ -84,6 +91,17 @@ export function loadSettings(env: Env): Settings {
     secrets: collectSecrets(config),
     warnings,
   };
+}
+
+/** `API_PROCESSES`: unset or `1` (one process), `2`…`64`, or `auto` (one per core this process may use). */
+function apiProcesses(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 1;
+  if (raw.trim().toLowerCase() === 'auto') return Math.min(64, availableParallelism());
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 64) {
+    throw new ConfigError(`API_PROCESSES: '${raw}' is not a whole number from 1 to 64, or auto`);
+  }
+  return value;
 }
 
 function positiveInt(env: Env, name: string, fallback: number): number {
