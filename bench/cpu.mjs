@@ -27,3 +27,20 @@ export function machineBusyMs() {
     return null;
   }
 }
+
+/** CPU time so far of a process and all its descendants (an API under API_PROCESSES), in ms. */
+export function treeCpuMs(pid) {
+  const own = processCpuMs(pid);
+  if (own === null) return null;
+  let total = own;
+  for (const child of childrenOf(pid)) total += treeCpuMs(child) ?? 0;
+  return total;
+}
+
+function childrenOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}

@@ -1,23 +1,27 @@
 #!/usr/bin/env node
-// `npm run bench`: how much the gateway costs on top of the upstream it forwards to. Starts a
-// stand-in upstream and the built API (apps/api/dist/main.js) as child processes, drives both
-// with the same undici load from this process, and prints a markdown table plus the two goals.
+// `npm run bench`: what the gateway costs on top of the upstream it forwards to, measured against
+// the floor any Node gateway starts from. In one invocation it starts a stand-in upstream, a bare
+// node:http + undici proxy (bench/bare-proxy.mjs), the built API (apps/api/dist/main.js) and the
+// same API with API_PROCESSES=2, drives each with the same undici load from this process, and
+// prints markdown tables: every scenario with the ratio to the bare proxy, and the goals.
+// BENCH_SOAK_SECONDS=600 adds a long run that samples the API's RSS (flat after warm-up?).
 // Exits 0 whatever the goals say; non-zero only when the bench itself broke (errors, a crash).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
-import { machineBusyMs, processCpuMs } from './cpu.mjs';
+import { machineBusyMs, processCpuMs, treeCpuMs } from './cpu.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { burst, measure, summarize } from './load.mjs';
-import { cpuTable, goals, mainTable, ttfbTable } from './report.mjs';
+import { cpuTable, floorGoals, floorTable, soakTable, ttfbTable } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const builtApi = join(here, '..', 'apps', 'api', 'dist', 'main.js');
-// Another server to put in the gateway's place, e.g. bench/bare-proxy.mjs for the floor.
+const bareProxy = join(here, 'bare-proxy.mjs');
+// Another server to put in the gateway's place (its numbers are then read against the floor).
 const apiMain = process.env.BENCH_GATEWAY_SCRIPT ? resolve(process.env.BENCH_GATEWAY_SCRIPT) : builtApi;
 
 const SCENARIOS = [
@@ -37,6 +41,17 @@ const options = {
   maxRequests: Math.round(numberFromEnv('BENCH_MAX_REQUESTS', 1_000_000, { positive: true })),
 };
 const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', 1)));
+// API_PROCESSES values to measure the gateway with; 1 is always measured.
+const processCounts = [
+  ...new Set([
+    1,
+    ...(env.BENCH_PROCESSES ?? '2')
+      .split(',')
+      .map((n) => Number(n.trim()))
+      .filter((n) => n >= 1),
+  ]),
+];
+const soakSeconds = numberFromEnv('BENCH_SOAK_SECONDS', 0);
 const logLevel = env.BENCH_GATEWAY_LOG_LEVEL || 'info';
 const gatewayNodeArgs = nodeArgsFromEnv('BENCH_GATEWAY_NODE_ARGS');
 const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
@@ -86,26 +101,34 @@ async function main() {
       },
     }),
   );
-  const gatewayPort = await freePort();
-  const gateway = spawnChild('gateway', [...gatewayNodeArgs, apiMain], gatewayEnv(gatewayPort, configPath), 'ignore');
-  const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
-  await waitForHealth(gatewayOrigin, gateway);
 
   const headers = { authorization: `Bearer ${API_KEY}` };
-  const targets = {
-    direct: {
-      name: 'direct',
-      origin: `http://127.0.0.1:${upstreamPort}`,
-      path: '/v1/chat/completions',
-      model: 'gpt-4o-mini',
-      headers,
-    },
-    gateway: { name: 'gateway', origin: gatewayOrigin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers },
+  const direct = {
+    name: 'direct',
+    origin: `http://127.0.0.1:${upstreamPort}`,
+    path: '/v1/chat/completions',
+    model: 'gpt-4o-mini',
+    headers,
   };
+  const targets = [direct];
+  const server = async (name, script, extraEnv = {}) => {
+    const port = await freePort();
+    const child = spawnChild(name, [...gatewayNodeArgs, script], { ...gatewayEnv(port, configPath), ...extraEnv }, 'ignore');
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHealth(origin, child);
+    targets.push({ name, origin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers, pid: child.process.pid });
+  };
+  await server('bare', bareProxy);
+  for (const count of processCounts) {
+    await server(count === 1 ? 'gateway' : `gateway×${count}`, apiMain, { API_PROCESSES: String(count) });
+  }
 
-  // CPU ms so far of each process, and of everything else on the machine ("other").
-  const cpuProbe = () => {
-    const [up, gw, machine] = [processCpuMs(upstream.process.pid), processCpuMs(gateway.process.pid), machineBusyMs()];
+  // CPU ms so far of the upstream, of the target's server (all its processes), and of everything
+  // else on the machine ("other").
+  const cpuProbe = (target) => () => {
+    const up = processCpuMs(upstream.process.pid);
+    const gw = target.pid ? treeCpuMs(target.pid) : 0;
+    const machine = machineBusyMs();
     if (up === null || gw === null || machine === null) return null;
     const own = process.cpuUsage();
     const bench = (own.user + own.system) / 1000;
@@ -113,16 +136,17 @@ async function main() {
   };
 
   console.log(header());
-  const runs = new Map(scenarios.map((scenario) => [scenario.id, { direct: [], gateway: [] }]));
+  const runs = new Map(scenarios.map((scenario) => [scenario.id, Object.fromEntries(targets.map((t) => [t.name, []]))]));
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
-      // ABBA: alternate which target goes first, so a drift in machine load hits both alike.
-      const order = round % 2 === 1 ? [targets.direct, targets.gateway] : [targets.gateway, targets.direct];
+      // Rotate which target goes first each round, so a drift in machine load hits all alike.
+      const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]);
       for (const target of order) {
         process.stderr.write(`bench: ${rounds > 1 ? `round ${round}/${rounds} ` : ''}${scenario.id} → ${target.name} … `);
+        const probe = cpuProbe(target);
         const run = scenario.burst
-          ? await burst(target, { streams: scenario.connections, chunkMs: scenario.burst.chunkMs, cpuProbe })
-          : await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+          ? await burst(target, { streams: scenario.connections, chunkMs: scenario.burst.chunkMs, cpuProbe: probe })
+          : await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe: probe });
         runs.get(scenario.id)[target.name].push(run);
         const p50 = [...run.latencies].sort((a, b) => a - b)[Math.floor(run.latencies.length / 2)] ?? Number.NaN;
         process.stderr.write(
@@ -133,27 +157,57 @@ async function main() {
   }
   const rows = scenarios.map((scenario) => ({
     scenario,
-    direct: summarize(runs.get(scenario.id).direct),
-    gateway: summarize(runs.get(scenario.id).gateway),
+    results: Object.fromEntries(targets.map((t) => [t.name, summarize(runs.get(scenario.id)[t.name])])),
   }));
 
-  console.log(`\n${mainTable(rows)}\n`);
+  console.log(`\n${floorTable(rows)}\n`);
   const ttfb = ttfbTable(rows);
   if (ttfb) console.log(`Streaming, time to first body byte (ms):\n\n${ttfb}\n`);
   const cpu = cpuTable(rows);
-  if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution) and CPU use (cores):\n\n${cpu}\n`);
-  console.log(`${goals(rows)}\n`);
+  if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution), the server's cores, and other load:\n\n${cpu}\n`);
+  console.log(`${floorGoals(rows)}\n`);
+
+  if (soakSeconds > 0) {
+    const gateway = targets.find((t) => t.name === 'gateway');
+    process.stderr.write(`bench: soak, json-32 → gateway for ${soakSeconds} s, RSS sampled every 10 s …\n`);
+    const samples = await soak(gateway, soakSeconds);
+    console.log(`${soakTable(samples)}\n`);
+  }
 
   const broken = rows.flatMap((row) =>
-    ['direct', 'gateway']
-      .filter((name) => row[name].errors > 0)
-      .map((name) => `${row.scenario.id} ${name}: ${row[name].errors} errors, first: ${row[name].firstError}`),
+    Object.entries(row.results)
+      .filter(([, result]) => result.errors > 0)
+      .map(([name, result]) => `${row.scenario.id} ${name}: ${result.errors} errors, first: ${result.firstError}`),
   );
   if (broken.length) {
     console.error(`bench: requests failed, so these numbers are not to be trusted:\n  ${broken.join('\n  ')}`);
     return shutdown(1);
   }
   return shutdown(0);
+}
+
+/** json-32 against `target` for `seconds`, with its RSS (MiB) read from /proc every 10 s. */
+async function soak(target, seconds) {
+  const samples = [];
+  const rssMiB = () => {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${target.pid}/status`, 'utf8'))?.[1]);
+      return kb / 1024;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const started = Date.now();
+  while (Date.now() - started < seconds * 1000) {
+    const run = await measure(target, { ...options, warmupMs: 0, measureMs: 10_000, stream: false, connections: 32 });
+    samples.push({
+      atSeconds: Math.round((Date.now() - started) / 1000),
+      rssMiB: rssMiB(),
+      rps: (run.latencies.length / run.elapsedMs) * 1000,
+      errors: run.errors,
+    });
+  }
+  return samples;
 }
 
 function spawnChild(name, args, childEnv, stdout) {
@@ -177,12 +231,12 @@ function header() {
     '',
     `- node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}; bench, upstream and gateway share these cores`,
     `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS), ` +
-      `one undici keep-alive Pool with one in-flight request per connection${rounds > 1 ? `; ${rounds} rounds (ABBA), pooled` : ''}`,
+      `one undici keep-alive Pool with one in-flight request per connection${rounds > 1 ? `; ${rounds} rounds (order rotated), pooled` : ''}`,
     `- gateway: LOG_LEVEL=${logLevel}, ${logging}${gatewayNodeArgs.length ? `, node ${gatewayNodeArgs.join(' ')}` : ''}`,
-    `- direct = the stand-in upstream (answers at once); gateway = the same upstream through ${
+    `- direct = the stand-in upstream (answers at once); bare = bench/bare-proxy.mjs in front of it (the floor); gateway = ${
       apiMain === builtApi ? '/v1 of apps/api' : relative(process.cwd(), apiMain)
-    }`,
-    '- latencies in ms; ratio = gateway rps / direct rps; Δp50 = gateway p50 − direct p50',
+    } (×N: API_PROCESSES=N)`,
+    '- latencies in ms; gw/bare = gateway rps ÷ bare rps (streams: chunks/s, every stream has the same chunks); +p50 = p50 − direct p50',
   ].join('\n');
 }
 
