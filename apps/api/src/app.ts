@@ -13,6 +13,7 @@ import { requestContext } from './middleware/request-context.js';
 import { adminRoutes } from './routes/admin.js';
 import { BULL_BOARD_PATH, bullBoard } from './routes/bull-board.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
 import { hooksRoutes } from './routes/hooks.js';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): Koa {
   statusRoutes(router, deps);
   hooksRoutes(router, deps);
   adminRoutes(router, deps);
+  dashboardRoutes(router);
 
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
