@@ -18,6 +18,7 @@ import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
 import { hooksRoutes } from './routes/hooks.js';
 import { modelsRoutes } from './routes/models.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
 
@@ -31,12 +32,8 @@ const isBullBoard = (path: string) => path === BULL_BOARD_PATH || path.startsWit
 /** `support` for `/hooks/support`; undefined for any other path. */
 const hookNamed = (path: string) => /^\/hooks\/([^/]+)$/.exec(path)?.[1];
 
-/** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
-export function createApp(deps: AppDeps): Koa {
-  const { config } = deps.settings;
-  const app = new Koa({ proxy: config.trustProxy });
-  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
-
+/** Every route the app serves (but Bull Board, mounted beside it); /openapi.json lists them all. */
+export function appRouter(deps: AppDeps): Router {
   const router = new Router();
   chatCompletionsRoutes(router, deps);
   responsesRoutes(router, deps);
@@ -47,6 +44,17 @@ export function createApp(deps: AppDeps): Koa {
   hooksRoutes(router, deps);
   adminRoutes(router, deps);
   dashboardRoutes(router);
+  openApiRoutes(router, deps);
+  return router;
+}
+
+/** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
+export function createApp(deps: AppDeps): Koa {
+  const { config } = deps.settings;
+  const app = new Koa({ proxy: config.trustProxy });
+  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
+
+  const router = appRouter(deps);
 
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
