@@ -131,13 +131,15 @@ export class ConversationOrder {
   }
 
   /**
-   * For a retried job as it runs: back into its line, at the end, with its final `done` taken off.
+   * For a retried job as it runs: back into its line, at the end, with its final `done` taken off
+   * and its feed (ended by the failure) dropped.
    * Returns false when the job was not marked for a retry (nothing changes).
    */
   async rejoin(conversation: string, jobId: string): Promise<boolean> {
     const ahead = await this.redis.sbOrderRejoin(
       this.keys.order(conversation),
       this.queue.toKey(jobId),
+      this.keys.feed(jobId),
       jobId,
       this.options.retentionSeconds,
       JOB_FIELDS.rejoin,

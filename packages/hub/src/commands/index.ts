@@ -25,7 +25,7 @@ export interface HubCommands {
   sbOrderAcquire(line: string, ...args: Arg[]): Promise<[number, string]>;
   sbOrderRelease(line: string, job: string, delayed: string, ...args: Arg[]): Promise<string | null>;
   sbOrderMarkRetry(job: string, failed: string, ...args: Arg[]): Promise<number>;
-  sbOrderRejoin(line: string, job: string, ...args: Arg[]): Promise<number>;
+  sbOrderRejoin(line: string, job: string, feed: string, ...args: Arg[]): Promise<number>;
   sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;
   sbFeedAppend(feed: string, ...args: Arg[]): Promise<string>;
 }

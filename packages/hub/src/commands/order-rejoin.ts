@@ -24,10 +24,12 @@ return 1
 /**
  * Rejoin (`sbOrderRejoin`, the worker, when the retried job runs): the job's earlier failure left
  * its conversation's line and set `done`; it takes the mark and `done` off and goes back to the
- * end of the line, behind the messages still waiting there, whose order is untouched.
+ * end of the line, behind the messages still waiting there, whose order is untouched. Its feed
+ * (which ended with the earlier failure's `error`) is dropped, so a reader follows the new run.
  *
  * KEYS[1] the conversation's line
  * KEYS[2] the job's hash in BullMQ
+ * KEYS[3] the job's feed (job-feed.ts)
  * ARGV[1] job id
  * ARGV[2] seconds to keep the line
  * ARGV[3] the mark's field (JOB_FIELDS.rejoin)
@@ -37,11 +39,12 @@ return 1
  */
 export const orderRejoin = {
   name: 'sbOrderRejoin',
-  numberOfKeys: 2,
+  numberOfKeys: 3,
   lua: `
 local line, jobId = KEYS[1], ARGV[1]
 if redis.call('HGET', KEYS[2], ARGV[3]) ~= '1' then return -1 end
 redis.call('HDEL', KEYS[2], ARGV[3], ARGV[4])
+redis.call('DEL', KEYS[3])
 local place = redis.call('LPOS', line, jobId)
 if place then return place end
 local length = redis.call('RPUSH', line, jobId)
