@@ -1,6 +1,6 @@
 import { type RecordedRequest, sendJson } from '@switchboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../test-support/start-gateway.js';
+import { eventually, startGateway } from '../test-support/start-gateway.js';
 import { type HookHarness, startHookHarness } from '../test-support/start-hook-harness.js';
 
 const TOKEN = 'admin-test-hook-token-0123';
@@ -155,6 +155,16 @@ describe('the admin API: jobs and replay', () => {
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.param).toBe('state');
     expect((await admin('/admin/hooks/nope/retry', { method: 'POST' })).status).toBe(404);
+    const badLimit = await admin('/admin/hooks/ops/retry', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ limit: 'all' }),
+    });
+    expect(badLimit.status).toBe(400);
+    expect((await badLimit.json()).error.param).toBe('limit');
+    const unknownParam = await admin('/admin/jobs?status=failed');
+    expect(unknownParam.status).toBe(400);
+    expect((await unknownParam.json()).error.param).toBe('status');
   });
 
   it('refuses the admin routes without the admin key, and an API-less hook token does not open them', async () => {
@@ -181,5 +191,33 @@ describe('the admin API: jobs and replay', () => {
     expect((await queues.json()).queues.map((q: { name: string }) => q.name)).toContain('inbound');
     const bearer = await fetch(`${h.gateway.url}/admin/queues/api/queues`, { headers: ADMIN });
     expect(bearer.status).toBe(200);
+  });
+});
+
+describe('the admin routes without admin keys', () => {
+  it('are refused with 403 once API keys are set, and an API key does not open them', async () => {
+    const gateway = await startGateway({ config: { apiKeys: ['sk-api-key-0123'] } });
+    try {
+      for (const path of ['/admin/jobs', '/admin/status', '/admin/queues']) {
+        const res = await fetch(`${gateway.url}${path}`, { headers: { authorization: 'Bearer sk-api-key-0123' } });
+        expect(res.status).toBe(403);
+        expect((await res.json()).error.code).toBe('admin_keys_not_configured');
+      }
+      // The dashboard page holds no data: it is served, and asks for a key.
+      expect((await fetch(`${gateway.url}/dashboard`)).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('are open in a local setup with neither API keys nor admin keys', async () => {
+    const gateway = await startGateway();
+    try {
+      const res = await fetch(`${gateway.url}/admin/jobs?state=completed`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ object: 'list', data: [] });
+    } finally {
+      await gateway.close();
+    }
   });
 });
