@@ -1,5 +1,6 @@
 import { type RecordedRequest, sendJson } from '@switchboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readSse } from '../test-support/sse-client.js';
 import { eventually, startGateway } from '../test-support/start-gateway.js';
 import { type HookHarness, startHookHarness } from '../test-support/start-hook-harness.js';
 
@@ -80,6 +81,13 @@ describe('the admin API: jobs and replay', () => {
     expect((await admin(`/admin/jobs/${id}/retry`, { method: 'POST' })).status).toBe(202);
     await until(id, 'completed');
     expect(h.modelCalls('no answer yet')).toBe(2);
+    // A reader of the job's stream follows the new run to its end, not the failure before it.
+    const events = await readSse(
+      await fetch(`${h.gateway.url}/hooks/ops/jobs/${id}/stream`, { headers: { 'x-hook-token': TOKEN } }),
+      (event) => event.event === 'done' || event.event === 'error',
+    );
+    expect(events.map((event) => event.event).at(-1)).toBe('done');
+    expect(events.at(-1)?.data.text).toMatch(/^reply to: no answer yet/);
     expect(delivered(h)).toContain('reply to: no answer yet (history: 0)');
   });
 
