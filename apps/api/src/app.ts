@@ -3,32 +3,37 @@ import { methodNotAllowed, notFound } from '@switchboard/protocol';
 import Koa, { type Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { AppDeps } from './deps.js';
+import { adminAuth } from './middleware/admin-auth.js';
 import { type ApiClient, apiKeyAuth } from './middleware/api-key-auth.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { adminRoutes } from './routes/admin.js';
+import { BULL_BOARD_PATH, bullBoard } from './routes/bull-board.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
 import { hooksRoutes } from './routes/hooks.js';
 import { modelsRoutes } from './routes/models.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
 
 /** Routes behind API keys and the client rate limit: the facade and the operator's status. */
 const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
 
+/** The operator's routes, behind admin keys. */
+const isAdmin = (path: string) => path === '/admin' || path.startsWith('/admin/');
+const isBullBoard = (path: string) => path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`);
+
 /** `support` for `/hooks/support`; undefined for any other path. */
 const hookNamed = (path: string) => /^\/hooks\/([^/]+)$/.exec(path)?.[1];
 
-/** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
-export function createApp(deps: AppDeps): Koa {
-  const { config } = deps.settings;
-  const app = new Koa({ proxy: config.trustProxy });
-  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
-
+/** Every route the app serves (but Bull Board, mounted beside it); /openapi.json lists them all. */
+export function appRouter(deps: AppDeps): Router {
   const router = new Router();
   chatCompletionsRoutes(router, deps);
   responsesRoutes(router, deps);
@@ -37,6 +42,19 @@ export function createApp(deps: AppDeps): Koa {
   healthRoutes(router, deps);
   statusRoutes(router, deps);
   hooksRoutes(router, deps);
+  adminRoutes(router, deps);
+  dashboardRoutes(router);
+  openApiRoutes(router, deps);
+  return router;
+}
+
+/** Builds the Koa app from its dependencies; never listens (main.ts and tests do). */
+export function createApp(deps: AppDeps): Koa {
+  const { config } = deps.settings;
+  const app = new Koa({ proxy: config.trustProxy });
+  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
+
+  const router = appRouter(deps);
 
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
@@ -71,6 +89,14 @@ export function createApp(deps: AppDeps): Koa {
       },
     }),
   );
+  const apiKeysSet = config.apiKeys.length > 0;
+  const operator = adminAuth(config.adminKeys, apiKeysSet);
+  const boardLogin = adminAuth(config.adminKeys, apiKeysSet, { browserLogin: true });
+  const board = bullBoard(deps);
+  app.use((ctx, next) => {
+    if (isBullBoard(ctx.path)) return boardLogin(ctx, () => board(ctx, next)); // it parses its own bodies
+    return isAdmin(ctx.path) ? operator(ctx, next) : next();
+  });
   const parseJson = koaBody({
     json: true,
     jsonLimit: config.limits.maxBodyBytes,
@@ -84,7 +110,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use((ctx, next) => {
     // Hooks read their raw bytes themselves: platform signatures are computed over them.
-    if (ctx.path.startsWith('/hooks/') || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
+    if (ctx.path.startsWith('/hooks/') || isBullBoard(ctx.path) || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     requireJsonContentType(ctx);
     return parseJson(ctx, next);
   });

@@ -23,8 +23,16 @@ export function createProcessor(deps: WorkerDeps) {
     const message = readMessageJob(job, deps.hooks);
     const abort = signal ?? new AbortController().signal;
     const { hub } = deps;
-    if (message.queued.waits) await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
-    const earlier = await earlierProgress(hub, message);
+    // A run after the first may be a parked message woken early, or a retried one behind others.
+    if (message.queued.waits || job.attemptsStarted > 1) {
+      await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
+    }
+    let earlier = await earlierProgress(hub, message);
+    if (earlier.retried && (await hub.order.rejoin(message.conversation, message.jobId))) {
+      // An operator's retry of a job that failed for good: back into its line, then a turn as any.
+      await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
+      earlier = { ...earlier, done: false, retried: false };
+    }
     if (earlier.done) {
       // Its release went through but BullMQ never heard: repeat it, which wakes the next message again.
       await hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 });

@@ -2,6 +2,7 @@ export type { CredentialCheck } from './credential-check.js';
 export * from './definition.js';
 export { DeliveryError } from './delivery-error.js';
 export { DISCORD_TEXT_LIMIT } from './discord/discord-channel.js';
+export { genericBodySchema } from './generic/parse-generic-request.js';
 export { closeHooks, createHook, createHooks, credentialChecks, type Hook, type HookOptions } from './hooks.js';
 export { DELIVERY_TIMEOUT_MS } from './http.js';
 export type { FeedEvent, FinalReply, JobFeed, LiveJob, LiveReply } from './live/live-reply.js';

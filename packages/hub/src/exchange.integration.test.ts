@@ -38,7 +38,13 @@ describe('the exchange record', () => {
       { role: 'user', content: 'hello?' },
       { role: 'assistant', content: 'first' },
     ]);
-    expect(await hub.exchange.state(jobId)).toEqual({ reply: reply('first'), delivered: 0, done: false, live: null });
+    expect(await hub.exchange.state(jobId)).toEqual({
+      reply: reply('first'),
+      delivered: 0,
+      done: false,
+      live: null,
+      retried: false,
+    });
   });
 
   it('lets one of two racing runs win, and the memory holds one exchange', async () => {
@@ -75,7 +81,7 @@ describe('the exchange record', () => {
   it('records delivery progress for a retry to resume from', async () => {
     const { hub, jobId } = await withJob();
     await hub.exchange.delivered(jobId, 2);
-    expect(await hub.exchange.state(jobId)).toEqual({ reply: null, delivered: 2, done: false, live: null });
+    expect(await hub.exchange.state(jobId)).toEqual({ reply: null, delivered: 2, done: false, live: null, retried: false });
   });
 
   it('records the messages a streamed reply posted, for a run after a crash to edit them', async () => {

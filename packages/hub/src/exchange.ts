@@ -27,9 +27,11 @@ export interface ExchangeState {
   done: boolean;
   /** What an earlier run of a streamed reply posted; null when nothing. */
   live: LiveProgress | null;
+  /** An operator retried the job after it failed for good: it rejoins its line (ordering.ts). */
+  retried: boolean;
 }
 
-export const FRESH_EXCHANGE: ExchangeState = { reply: null, delivered: 0, done: false, live: null };
+export const FRESH_EXCHANGE: ExchangeState = { reply: null, delivered: 0, done: false, live: null, retried: false };
 
 export interface MemoryOptions {
   /** Messages kept per conversation. */
@@ -61,18 +63,20 @@ export class Exchange {
 
   /** What earlier runs of the job did (only a job that ran before can have done anything). */
   async state(jobId: string): Promise<ExchangeState> {
-    const [reply, delivered, done, live] = await this.redis.hmget(
+    const [reply, delivered, done, live, rejoin] = await this.redis.hmget(
       this.queue.toKey(jobId),
       JOB_FIELDS.reply,
       JOB_FIELDS.delivered,
       JOB_FIELDS.done,
       JOB_FIELDS.live,
+      JOB_FIELDS.rejoin,
     );
     return {
       reply: readReply(reply),
       delivered: Number(delivered ?? 0) || 0,
       done: done === '1',
       live: readLiveProgress(live),
+      retried: rejoin === '1',
     };
   }
 

@@ -1,4 +1,5 @@
 export * from './accept.js';
+export * from './activity.js';
 export { type HubCommands, type HubRedis, withHubCommands } from './commands/index.js';
 export * from './exchange.js';
 export * from './hub.js';
@@ -7,4 +8,5 @@ export * from './job-view.js';
 export * from './keys.js';
 export * from './ordering.js';
 export * from './queues.js';
+export * from './replay.js';
 export * from './retry-policy.js';

@@ -45,4 +45,9 @@ export const JOB_FIELDS = {
    * the messages posted and how much of the reply each holds, written as they are posted.
    */
   live: 'sbLive',
+  /**
+   * Set by an operator's retry of a job that failed for good (hub/replay.ts): its next run takes a
+   * new turn in its conversation's line instead of taking `done` as final (ordering.ts `rejoin`).
+   */
+  rejoin: 'sbRejoin',
 } as const;

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { conversationKey, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
+import { conversationKey, type QueuedMessage } from '@switchboard/protocol';
 import { eventually } from '@switchboard/testing';
 import type { Job } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptMessage } from './accept.js';
 import { finalFields } from './exchange.js';
 import type { HubOptions } from './hub.js';
-import { createHubFixture, type HubFixture } from './test-support/hub-fixture.js';
+import { chatMessage, createHubFixture, type HubFixture } from './test-support/hub-fixture.js';
 
 let fixture: HubFixture | undefined;
 afterEach(async () => {
@@ -19,14 +19,7 @@ function start(options: Partial<HubOptions> = {}): HubFixture {
   return fixture;
 }
 
-const message = (conversation: string, text: string): InboundMessage => ({
-  action: 'chat',
-  text,
-  from: conversation,
-  conversation,
-  dedupeKey: null,
-  replyTo: {},
-});
+const message = chatMessage;
 
 interface Event {
   text: string;

@@ -1,6 +1,6 @@
 import { DelayedError, Job, type Queue } from 'bullmq';
 import type { HubRedis } from './commands/index.js';
-import type { HubKeys } from './keys.js';
+import { type HubKeys, JOB_FIELDS } from './keys.js';
 
 /**
  * Per-conversation ordering: a conversation's messages are answered one at a time, in the order
@@ -19,6 +19,12 @@ import type { HubKeys } from './keys.js';
  * timer is `recheckMs` times the messages ahead at enqueue, and doubles each time a message
  * parks again, always up to 32× (a message far back in its line cannot run soon anyway). A line entry whose job never reached the queue (the API died
  * between enqueue and add) is dropped once a message behind it has waited `orphanAfterMs`.
+ * - markRetry + rejoin (an operator's retry of a job that failed for good, hub/replay.ts): its
+ *   failure left the line, so the messages behind it moved on. The API marks the failed job and
+ *   BullMQ moves it back to the queue; when it runs, the worker rejoins the line at its end
+ *   (behind what waits there now, whose order is kept) and takes a turn like any parked message.
+ *   Rejoining when it runs, not when it is retried, means no other message can find it first in
+ *   line while BullMQ still has it as failed (takeTurn would drop it as finished).
  * All keys share the queue's hash slot (keys.ts), so this runs on Redis Cluster too.
  */
 export interface OrderingOptions {
@@ -111,6 +117,35 @@ export class ConversationOrder {
       ...Object.entries(fields).flat(),
     );
     if (next) await this.wake(next);
+  }
+
+  /** Marks a failed job for a retry (see the class comment); false when the job is not failed. */
+  async markRetry(jobId: string): Promise<boolean> {
+    const marked = await this.redis.sbOrderMarkRetry(
+      this.queue.toKey(jobId),
+      this.queue.toKey('failed'),
+      jobId,
+      JOB_FIELDS.rejoin,
+    );
+    return marked === 1;
+  }
+
+  /**
+   * For a retried job as it runs: back into its line, at the end, with its final `done` taken off
+   * and its feed (ended by the failure) dropped.
+   * Returns false when the job was not marked for a retry (nothing changes).
+   */
+  async rejoin(conversation: string, jobId: string): Promise<boolean> {
+    const ahead = await this.redis.sbOrderRejoin(
+      this.keys.order(conversation),
+      this.queue.toKey(jobId),
+      this.keys.feed(jobId),
+      jobId,
+      this.options.retentionSeconds,
+      JOB_FIELDS.rejoin,
+      JOB_FIELDS.done,
+    );
+    return ahead >= 0;
   }
 
   /**

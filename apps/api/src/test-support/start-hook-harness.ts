@@ -36,6 +36,8 @@ export interface HookHarnessOptions {
   platform: Handler;
   /** Canned model replies by prompt, for replies too long for one platform message. */
   replies?: Record<string, string>;
+  /** More configuration (e.g. `adminKeys`). */
+  config?: Record<string, unknown>;
 }
 
 export interface HookHarness {
@@ -74,6 +76,7 @@ export async function startHookHarness(options: HookHarnessOptions): Promise<Hoo
       providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
       hooks: options.hooks(platform.url),
       worker: TEST_WORKER_CONFIG,
+      ...options.config,
     },
   });
   const worker = startTestWorker(gateway.settings);

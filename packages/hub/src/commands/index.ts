@@ -7,6 +7,7 @@ import { exchangeRecord } from './exchange-record.js';
 import { feedAppend } from './feed-append.js';
 import { orderAcquire } from './order-acquire.js';
 import { orderEnqueue } from './order-enqueue.js';
+import { orderMarkRetry, orderRejoin } from './order-rejoin.js';
 import { orderRelease } from './order-release.js';
 
 /**
@@ -14,7 +15,7 @@ import { orderRelease } from './order-release.js';
  * client, sent as EVALSHA (ioredis falls back to EVAL after a script flush). Each script's header
  * lists its KEYS and ARGV; all its keys share one hash slot (see keys.ts).
  */
-const COMMANDS = [orderEnqueue, orderAcquire, orderRelease, exchangeRecord, feedAppend];
+const COMMANDS = [orderEnqueue, orderAcquire, orderRelease, orderMarkRetry, orderRejoin, exchangeRecord, feedAppend];
 
 type Arg = string | number;
 
@@ -23,6 +24,8 @@ export interface HubCommands {
   sbOrderEnqueue(line: string, dedupe: string, job: string, ...args: Arg[]): Promise<[number, number]>;
   sbOrderAcquire(line: string, ...args: Arg[]): Promise<[number, string]>;
   sbOrderRelease(line: string, job: string, delayed: string, ...args: Arg[]): Promise<string | null>;
+  sbOrderMarkRetry(job: string, failed: string, ...args: Arg[]): Promise<number>;
+  sbOrderRejoin(line: string, job: string, feed: string, ...args: Arg[]): Promise<number>;
   sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;
   sbFeedAppend(feed: string, ...args: Arg[]): Promise<string>;
 }

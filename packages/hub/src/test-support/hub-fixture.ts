@@ -1,3 +1,4 @@
+import type { InboundMessage } from '@switchboard/protocol';
 import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { type Processor, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -50,3 +51,13 @@ export function createHubFixture(options: Partial<HubOptions> = {}): HubFixture 
     },
   };
 }
+
+/** A chat message from `conversation`'s one sender, without a dedupe key. */
+export const chatMessage = (conversation: string, text: string): InboundMessage => ({
+  action: 'chat',
+  text,
+  from: conversation,
+  conversation,
+  dedupeKey: null,
+  replyTo: {},
+});

@@ -1,0 +1,28 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import type { Middleware } from 'koa';
+import type { AppDeps } from '../deps.js';
+
+export const BULL_BOARD_PATH = '/admin/queues';
+
+/**
+ * Bull Board, BullMQ's own UI, at /admin/queues (app.ts puts adminAuth in front and keeps the JSON
+ * body parser off it: the board parses its own bodies). The hub's queue is made on first use
+ * (deps.readyHub), so the board gets it on its first request. Its retry buttons are off: BullMQ's
+ * plain retry does not know the pipeline (a failed job would take its earlier failure as final);
+ * retry from the dashboard or `POST /admin/jobs/{id}/retry`, which rejoin the conversation's line.
+ */
+export function bullBoard(deps: AppDeps): Middleware {
+  const serverAdapter = new KoaAdapter().setBasePath(BULL_BOARD_PATH);
+  const board = createBullBoard({ queues: [], serverAdapter, options: { uiConfig: { boardTitle: 'Switchboard queues' } } });
+  const plugin = serverAdapter.registerPlugin() as Middleware;
+  let added = false;
+  return async (ctx, next) => {
+    if (!added) {
+      board.addQueue(new BullMQAdapter((await deps.readyHub()).queue, { allowRetries: false }));
+      added = true;
+    }
+    await plugin(ctx, next);
+  };
+}

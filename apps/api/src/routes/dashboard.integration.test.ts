@@ -1,0 +1,104 @@
+import { sendJson } from '@switchboard/testing';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../test-support/browser.js';
+import { eventually } from '../test-support/start-gateway.js';
+import { type HookHarness, startHookHarness } from '../test-support/start-hook-harness.js';
+import { DASHBOARD_CSP } from './dashboard.js';
+
+const TOKEN = 'dashboard-hook-token-0123';
+const ADMIN_KEY = 'dashboard-admin-key-0123456789';
+const WAIT = { timeout: 10_000 };
+
+let platformStatus = 200;
+
+describe('the dashboard in a real Chromium', () => {
+  let h: HookHarness;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    [h, browser] = await Promise.all([
+      startHookHarness({
+        hooks: (url) => ({ ops: { type: 'generic', token: TOKEN, replyUrl: `${url}/in` } }),
+        platform: (_req, res) => sendJson(res, platformStatus, { ok: platformStatus === 200 }),
+        config: { adminKeys: [ADMIN_KEY] },
+      }),
+      launchChromium(),
+    ]);
+    page = await browser.newPage();
+    // A CSP violation or a script error is a broken dashboard, whatever the page shows.
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !/status of 40[14]/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  const send = async (text: string) => {
+    const res = await h.post('ops', JSON.stringify({ text, from: 'dana' }), { authorization: `Bearer ${TOKEN}` });
+    expect(res.status).toBe(202);
+    return (await res.json()).id as string;
+  };
+  const counter = async (name: string) => Number(await page.locator(`[data-counter="${name}"] strong`).textContent());
+
+  it('shows nothing without the admin key, then the live counters, charts and a working retry', async () => {
+    const res = await page.goto(`${h.gateway.url}/dashboard`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toBe(DASHBOARD_CSP);
+    await page.locator('#login').waitFor({ state: 'visible', ...WAIT });
+    expect(await page.locator('#board').isHidden()).toBe(true);
+
+    await page.fill('#admin-key', ADMIN_KEY);
+    await page.click('#login button[type=submit]');
+    await page.locator('[data-counter="completed"]').waitFor(WAIT);
+    expect(await page.locator('#login').isHidden()).toBe(true);
+    // Usage comes from GET /admin/usage: "usage unavailable" while that route is not there.
+    const usage = await fetch(`${h.gateway.url}/admin/usage?group_by=key`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const usageText = await page.locator('#usage-key tbody').textContent();
+    if (usage.status === 404) expect(usageText).toContain('usage unavailable');
+    else expect(usageText).not.toContain('usage unavailable');
+    const completedBefore = await counter('completed');
+    const chartBefore = Number(await page.locator('#rate-chart').getAttribute('data-total'));
+
+    // A message answered and delivered moves the counters and the chart, without a reload.
+    await send('hello dashboard');
+    await page.waitForFunction(
+      ([before, chart]) =>
+        Number(document.querySelector('[data-counter="completed"] strong')?.textContent) > before &&
+        Number(document.querySelector('#rate-chart')?.getAttribute('data-total')) > chart &&
+        Number(document.querySelector('[data-counter="in:ops"]')?.textContent) >= 1,
+      [completedBefore, chartBefore] as const,
+      WAIT,
+    );
+    expect(await page.locator('#rate-chart rect.bar').count()).toBeGreaterThan(0);
+    expect(Number(await page.locator('#latency-chart').getAttribute('data-points'))).toBeGreaterThan(0);
+
+    // A delivery the platform refuses shows up as a failed job, with its error and a retry button.
+    platformStatus = 400;
+    const id = await send('this one fails');
+    const retry = page.locator(`button[data-retry="${id}"]`);
+    await retry.waitFor(WAIT);
+    expect(await page.locator('#failed tbody').textContent()).toContain('failed with 400');
+    expect(await page.locator('#channels tbody').textContent()).toContain('failed with 400');
+    const modelCalls = h.modelCalls('this one fails');
+
+    platformStatus = 200;
+    await retry.click();
+    await retry.waitFor({ state: 'detached', ...WAIT });
+    const view = await eventually(async () => {
+      const v = await (await fetch(`${h.gateway.url}/hooks/ops/jobs/${id}`, { headers: { 'x-hook-token': TOKEN } })).json();
+      if (v.status !== 'completed') throw new Error(v.status);
+      return v;
+    }, 400);
+    expect(view.reply).toMatch(/^reply to: this one fails/);
+    const deliveries = h.platform.requests.filter((r) => (r.json as { text?: string }).text === view.reply);
+    expect(deliveries.map((r) => r.headers['idempotency-key'])).toEqual([id, id]); // refused, then taken
+    expect(h.modelCalls('this one fails')).toBe(modelCalls);
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
