@@ -9,6 +9,7 @@ import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { adminUsageRoutes } from './routes/admin-usage.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): Koa {
   healthRoutes(router, deps);
   statusRoutes(router, deps);
   hooksRoutes(router, deps);
+  adminUsageRoutes(router, deps);
 
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
