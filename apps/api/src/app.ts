@@ -17,6 +17,7 @@ import { hooksRoutes } from './routes/hooks.js';
 import { modelsRoutes } from './routes/models.js';
 import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
+import { closeMeters } from './services/metering.js';
 
 /** Routes behind API keys and the client rate limit: the facade and the operator's status. */
 const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): Koa {
     requireJsonContentType(ctx);
     return parseJson(ctx, next);
   });
+  app.use(closeMeters);
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {

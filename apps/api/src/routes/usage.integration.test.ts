@@ -1,4 +1,13 @@
-import { answerText, defaultOpenAIHandler, type LocalServer, sendJson, startOpenAIUpstream } from '@switchboard/testing';
+import {
+  answerText,
+  chunkBody,
+  defaultOpenAIHandler,
+  type LocalServer,
+  openSse,
+  sendJson,
+  startOpenAIUpstream,
+  writeSse,
+} from '@switchboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePromptTokens } from '../services/metering.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
@@ -16,6 +25,7 @@ const keys = {
   teamA: { key: 'sk-usage-team-a-000', name: 'team-a' },
   unnamed: { key: 'sk-usage-unnamed-00' },
   streams: { key: 'sk-usage-streams-00', name: 'streams' },
+  leaver: { key: 'sk-usage-leaver-000', name: 'leaver', tokensPerDay: 1000 },
   daily: { key: 'sk-usage-daily-0000', name: 'daily', tokensPerDay: 30 },
   crossing: { key: 'sk-usage-crossing-0', name: 'crossing', tokensPerDay: 20 },
   monthly: { key: 'sk-usage-monthly-00', name: 'monthly', costPerMonth: 0.0005 },
@@ -141,6 +151,27 @@ describe('usage and spend', () => {
     expect(row.completion_tokens).toBe(7 + second.usage.completion_tokens);
     expect(second.usage.completion_tokens).toBeGreaterThan(0);
     expect(row.cost).toBeCloseTo(COST + (second.usage.prompt_tokens * 10 + second.usage.completion_tokens * 30) / 1e6, 12);
+  });
+
+  it('counts a stream the client leaves half-way, with the tokenizer', async () => {
+    upstream.handle((_req, res) => {
+      openSse(res);
+      writeSse(res, chunkBody('gpt-4o-mini', { role: 'assistant', content: 'a partial answer' }));
+      res.on('close', () => res.end()); // the rest never comes: the client leaves first
+    });
+    const leaving = new AbortController();
+    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.leaver.key}` },
+      body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }], stream: true }),
+      signal: leaving.signal,
+    });
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('a partial answer');
+    leaving.abort();
+    const row = await rowOf('key', 'leaver', 1);
+    expect(row.prompt_tokens).toBeGreaterThan(0);
+    expect(row.completion_tokens).toBe(3); // "a partial answer"
   });
 
   it('groups by requested model and counts embeddings and /v1/responses too', async () => {
@@ -278,5 +309,33 @@ describe('budgets', () => {
     expect(refused).toMatchObject({ status: 'failed', attempts: 1 });
     expect(refused.error).toMatch(/insufficient_quota.*tokensPerDay 1 reached/);
     expect(upstream.requests.length).toBe(calls);
+  });
+});
+
+describe('with usage.enabled false', () => {
+  it('records no usage, and still enforces budgets', async () => {
+    const quiet = await startGateway({
+      config: {
+        providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
+        apiKeys: [{ key: keys.daily.key, name: 'daily', tokensPerDay: 20 }],
+        adminKeys: [ADMIN],
+        usage: { enabled: false },
+      },
+    });
+    try {
+      const askQuiet = () =>
+        fetch(`${quiet.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.daily.key}` },
+          body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      expect((await askQuiet()).status).toBe(200); // 18 of 20
+      expect((await askQuiet()).status).toBe(200); // crosses it
+      expect((await askQuiet()).status).toBe(429);
+      const res = await fetch(`${quiet.url}/admin/usage`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      expect((await res.json()).data).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { CallContext } from '@switchboard/providers';
-import type { Context } from 'koa';
+import type { MeteredCall } from '@switchboard/state';
+import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../deps.js';
 import type { ApiClient } from '../middleware/api-key-auth.js';
 
@@ -22,7 +23,7 @@ export const estimatePromptTokens = (prompt: unknown) => Math.ceil(JSON.stringif
 /**
  * Meters one /v1 request: refuses it (429 `insufficient_quota`) when its API key's budget is
  * spent, else reserves the estimate; returns the gateway's `onUsage`. Whatever happens next, the
- * reservation is settled or given back when the response closes.
+ * reservation is settled by the usage or given back by `closeMeters` once the route is done.
  */
 export async function meterRequest(ctx: Context, deps: AppDeps, request: MeterRequest): Promise<CallContext['onUsage']> {
   const client = ctx.state.client as ApiClient | undefined;
@@ -36,9 +37,22 @@ export async function meterRequest(ctx: Context, deps: AppDeps, request: MeterRe
     maxOutput: request.maxOutput,
     owner: 'This API key',
   });
-  ctx.res.once('close', () => metered.close());
+  ctx.state.metered = metered;
   return metered.onUsage;
 }
+
+/**
+ * Closes the request's metered call once its route is done — after a stream has ended, so a
+ * stream the client left is still counted (a response's `close` event would come first and give
+ * the reservation back before the usage arrived).
+ */
+export const closeMeters: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    (ctx.state.metered as MeteredCall | undefined)?.close();
+  }
+};
 
 function resolved(deps: AppDeps, request: MeterRequest): string | undefined {
   try {
