@@ -2,6 +2,7 @@ import {
   answerText,
   chunkBody,
   defaultOpenAIHandler,
+  freePort,
   type LocalServer,
   openSse,
   sendJson,
@@ -336,6 +337,34 @@ describe('with usage.enabled false', () => {
       expect((await res.json()).data).toEqual([]);
     } finally {
       await quiet.close();
+    }
+  });
+});
+
+describe('with Redis away', () => {
+  it('refuses a budgeted key with 503 (fails closed) and answers a key without one, its usage unrecorded', async () => {
+    const away = await startGateway({
+      env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      config: {
+        providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
+        apiKeys: [keys.daily, keys.teamA],
+      },
+    });
+    try {
+      const askAway = (apiKey: { key: string }) =>
+        fetch(`${away.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey.key}` },
+          body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      const refused = await askAway(keys.daily);
+      expect(refused.status).toBe(503);
+      expect((await refused.json()).error).toMatchObject({ code: 'budget_unavailable' });
+      expect((await askAway(keys.teamA)).status).toBe(200);
+      await eventually(() => expect(away.logs.some((l) => l.message === 'usage not recorded: Redis did not take it')).toBe(true));
+      expect(away.logs.filter((l) => l.level === 'error')).toEqual([]);
+    } finally {
+      await away.close();
     }
   });
 });
