@@ -173,8 +173,10 @@ export class UsageLedger {
 
   /** Gives a reservation back (a call that failed before using anything). */
   async release(reservation: Reservation): Promise<void> {
+    const held = reservation.holds.filter((hold) => hold.amount !== 0);
+    if (held.length === 0) return;
     const multi = this.#redis.multi();
-    for (const hold of reservation.holds) if (hold.amount !== 0) multi.incrbyfloat(hold.counter, -hold.amount);
+    for (const hold of held) multi.incrbyfloat(hold.counter, -hold.amount);
     await multi.exec();
   }
 

@@ -62,9 +62,11 @@ export class UsageMeter {
     if (budgets.length === 0 && !this.options.recordUsage) return NOTHING;
     let reservation: Reservation = { holds: [] };
     if (budgets.length) {
-      const tokens = spec.promptEstimate() + (spec.maxOutput ?? 0);
+      const prompt = spec.promptEstimate();
+      const output = spec.maxOutput ?? 0;
       const price = this.priceOf(spec.model, spec.resolvedModel);
-      const cost = price ? (spec.promptEstimate() * price.input + (spec.maxOutput ?? 0) * price.output) / 1e6 : 0;
+      const cost = price ? (prompt * price.input + output * price.output) / 1e6 : 0;
+      const tokens = prompt + output;
       // Fails closed: with Redis away a budgeted call is refused (503) rather than spend unchecked.
       const result = await this.ledger.reserve(budgets, { tokens, cost }).catch((err: unknown) => {
         this.options.onError(err);
