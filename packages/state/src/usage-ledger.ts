@@ -74,6 +74,13 @@ end
 return {0, ''}
 `;
 
+/** The records of one event-loop turn, summed: hash → field → increment, and budget counter deltas. */
+interface Batch {
+  hashes: Map<string, Map<string, number>>;
+  counters: Map<string, { delta: number; ttlMs: number }>;
+  written: Promise<void>;
+}
+
 type LedgerRedis = RedisClient & { sbBudgetReserve(...args: (string | number)[]): Promise<[number, string]> };
 
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
@@ -93,8 +100,9 @@ const field = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>, metric: string
 
 /**
  * Usage and budgets in Redis. Usage: one hash per UTC day, fields `<key>|<model>|<hook>|<metric>`
- * (parts URI-encoded), incremented in one MULTI per call. Budgets: one counter per subject, limit
- * and period (`tokens:<day>`, `cost:<month>`). A call first reserves its estimate on its
+ * (parts URI-encoded), incremented by one MULTI per event-loop turn (the turn's calls summed).
+ * Budgets: one counter per subject, limit and period (`tokens:<day>`, `cost:<month>`). A call
+ * first reserves its estimate on its
  * subjects' counters in one script — refused when a counter has already reached its limit — and
  * then settles with what it actually used (the difference), or gives the reservation back when
  * it used nothing. Concurrent calls therefore see each other's reservations: the budget is
@@ -102,6 +110,8 @@ const field = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>, metric: string
  */
 export class UsageLedger {
   readonly #redis: LedgerRedis;
+  /** This event-loop turn's records, written at its end. */
+  #batch: Batch | undefined;
 
   constructor(
     redis: RedisClient,
@@ -150,25 +160,59 @@ export class UsageLedger {
     };
   }
 
-  /** Records a call's usage and settles its reservation (actual − reserved on each counter): one MULTI. */
-  async record(entry: UsageEntry, reservation: Reservation, now = new Date()): Promise<void> {
-    const multi = this.#redis.multi();
+  /**
+   * Records a call's usage and settles its reservation (actual − reserved on each counter). The
+   * records of one event-loop turn are summed and written together in one MULTI at the end of the
+   * turn, so under load a call costs a map update, not a round trip; the promise settles with it.
+   */
+  record(entry: UsageEntry, reservation: Reservation, now = new Date()): Promise<void> {
+    const batch = (this.#batch ??= this.#openBatch());
     if (this.options.recordUsage) {
-      const day = this.keys.usageDay(utcDay(now));
-      multi.hincrby(day, field(entry, METRICS.requests), 1);
-      multi.hincrby(day, field(entry, METRICS.promptTokens), entry.promptTokens);
-      multi.hincrby(day, field(entry, METRICS.completionTokens), entry.completionTokens);
-      if (entry.cost === null) multi.hincrby(day, field(entry, METRICS.unpriced), 1);
-      else if (entry.cost > 0) multi.hincrbyfloat(day, field(entry, METRICS.cost), entry.cost);
-      multi.pexpire(day, this.options.retentionDays * DAY_MS);
+      const hash = this.keys.usageDay(utcDay(now));
+      const fields = batch.hashes.get(hash) ?? new Map<string, number>();
+      batch.hashes.set(hash, fields);
+      const add = (metric: string, by: number) => {
+        const name = field(entry, metric);
+        fields.set(name, (fields.get(name) ?? 0) + by);
+      };
+      add(METRICS.requests, 1);
+      add(METRICS.promptTokens, entry.promptTokens);
+      add(METRICS.completionTokens, entry.completionTokens);
+      if (entry.cost === null) add(METRICS.unpriced, 1);
+      else if (entry.cost > 0) add(METRICS.cost, entry.cost);
     }
     const used = { tokensPerDay: entry.promptTokens + entry.completionTokens, costPerMonth: entry.cost ?? 0 };
     for (const hold of reservation.holds) {
-      const delta = used[hold.limit] - hold.amount;
-      if (delta !== 0) multi.incrbyfloat(hold.counter, delta);
-      multi.pexpire(hold.counter, hold.ttlMs);
+      const counter = batch.counters.get(hold.counter) ?? { delta: 0, ttlMs: hold.ttlMs };
+      counter.delta += used[hold.limit] - hold.amount;
+      batch.counters.set(hold.counter, counter);
     }
-    await multi.exec();
+    return batch.written;
+  }
+
+  #openBatch(): Batch {
+    const hashes = new Map<string, Map<string, number>>();
+    const counters = new Map<string, { delta: number; ttlMs: number }>();
+    const written = new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.#batch = undefined;
+        if (hashes.size === 0 && counters.size === 0) return resolve();
+        const multi = this.#redis.multi();
+        for (const [hash, fields] of hashes) {
+          for (const [name, by] of fields) {
+            if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
+            else multi.hincrby(hash, name, by);
+          }
+          multi.pexpire(hash, this.options.retentionDays * DAY_MS);
+        }
+        for (const [counter, { delta, ttlMs }] of counters) {
+          if (delta !== 0) multi.incrbyfloat(counter, delta);
+          multi.pexpire(counter, ttlMs);
+        }
+        multi.exec().then(() => resolve(), reject);
+      });
+    });
+    return { hashes, counters, written };
   }
 
   /** Gives a reservation back (a call that failed before using anything). */
