@@ -11,6 +11,7 @@ import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { adminRoutes } from './routes/admin.js';
+import { adminUsageRoutes } from './routes/admin-usage.js';
 import { BULL_BOARD_PATH, bullBoard } from './routes/bull-board.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -21,6 +22,7 @@ import { modelsRoutes } from './routes/models.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
+import { closeMeters } from './services/metering.js';
 
 /** Routes behind API keys and the client rate limit: the facade and the operator's status. */
 const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
@@ -43,6 +45,7 @@ export function appRouter(deps: AppDeps): Router {
   statusRoutes(router, deps);
   hooksRoutes(router, deps);
   adminRoutes(router, deps);
+  adminUsageRoutes(router, deps);
   dashboardRoutes(router);
   openApiRoutes(router, deps);
   return router;
@@ -114,6 +117,7 @@ export function createApp(deps: AppDeps): Koa {
     requireJsonContentType(ctx);
     return parseJson(ctx, next);
   });
+  app.use(closeMeters);
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {

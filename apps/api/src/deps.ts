@@ -18,6 +18,9 @@ import {
   type StateKeys,
   settlesWithin,
   stateKeys,
+  type UsageLedger,
+  type UsageMeter,
+  usageAccounting,
   WorkerRegistry,
   warnUnlessNoEviction,
   watchRedis,
@@ -46,6 +49,8 @@ export interface AppDeps {
   cache?: ResponseCache;
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
+  /** Usage and spend per key, model and day; the keys' budgets (usage-meter.ts). */
+  usage: { ledger: UsageLedger; meter: UsageMeter };
   workers: WorkerRegistry;
   version: string;
   startedAt: Date;
@@ -79,6 +84,12 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
     log: logger,
   });
   const sessions = new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds);
+  const usage = usageAccounting(
+    redis,
+    keys,
+    settings.config,
+    throttledWarning(logger, 'usage not recorded: Redis did not take it'),
+  );
   return {
     settings,
     logger,
@@ -94,6 +105,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
     channelStats,
     channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
+    usage,
     sessions,
     workers: new WorkerRegistry(redis, keys),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),

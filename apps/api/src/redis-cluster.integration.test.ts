@@ -40,6 +40,7 @@ beforeAll(async () => {
       hooks: {
         ops: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/in`, stream: false },
         limited: { type: 'generic', token: TOKEN, stream: false, rateLimit: { requestsPerMinute: 2 } },
+        budgeted: { type: 'generic', token: TOKEN, stream: false, budget: { tokensPerDay: 1 } },
       },
       worker: { attempts: 3, backoffMs: 50, lockMs: 2_000 },
     },
@@ -95,7 +96,9 @@ describe('the hook path on a three-master Redis Cluster', () => {
     await eventually(() => expect(deliveries().filter((d) => d.to === 'omar')).toHaveLength(1));
     // The platform has the reply a moment before BullMQ marks the job completed.
     await eventually(async () => {
-      const view = await (await fetch(`${gateway.url}/hooks/ops/jobs/${first.id}`, { headers: { 'x-hook-token': TOKEN } })).json();
+      const view = await (
+        await fetch(`${gateway.url}/hooks/ops/jobs/${first.id}`, { headers: { 'x-hook-token': TOKEN } })
+      ).json();
       expect(view).toMatchObject({ status: 'completed', reply: 'reply to: once (history: 0)', attempts: 1 });
     });
   });
@@ -114,6 +117,23 @@ describe('the hook path on a three-master Redis Cluster', () => {
       expect(status.queues.inbound).toMatchObject({ completed: 6, failed: 0 });
       expect(status.workers).toHaveLength(1);
     });
+  });
+
+  it('records usage and holds a hook to its budget (script and MULTI in the one slot)', async () => {
+    const jobView = async (id: string) =>
+      (await fetch(`${gateway.url}/hooks/budgeted/jobs/${id}`, { headers: { 'x-hook-token': TOKEN } })).json();
+    const finished = (id: string) =>
+      eventually(async () => {
+        const view = await jobView(id);
+        if (view.status !== 'completed' && view.status !== 'failed') throw new Error(`still ${view.status}`);
+        return view;
+      });
+    const first = await (await send('budgeted', { from: 'quinn', text: 'a' })).json();
+    expect(await finished(first.id)).toMatchObject({ status: 'completed' });
+    const second = await (await send('budgeted', { from: 'quinn', text: 'b' })).json();
+    expect(await finished(second.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/insufficient_quota/) });
+    const usage = await (await fetch(`${gateway.url}/admin/usage?group_by=hook`)).json();
+    expect(usage.data.find((row: { hook: string }) => row.hook === 'budgeted')).toMatchObject({ requests: 1 });
   });
 
   it('keeps every key it wrote on one node, in one slot', async () => {

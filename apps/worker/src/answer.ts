@@ -2,6 +2,7 @@ import type { ExchangeState, Reply } from '@switchboard/hub';
 import type { ChatMessage } from '@switchboard/protocol';
 import type { WorkerDeps } from './deps.js';
 import type { MessageJob } from './message-job.js';
+import { meterHookCall } from './metering.js';
 
 /**
  * The reply to a message, generated at most once per job: a reply recorded by an earlier run is
@@ -12,7 +13,9 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
   const recorded = await recordedReply(deps, job, earlier);
   if (recorded) return recorded;
   const messages = await promptFor(deps, job);
-  const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, { signal, requestId: job.jobId });
+  const metered = await meterHookCall(deps, job, messages);
+  const call = { signal, requestId: job.jobId, onUsage: metered.onUsage };
+  const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, call).finally(metered.close);
   const reply = { text: completion.choices[0]?.message.content ?? '', model: completion.model, created: completion.created };
   return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, reply);
 }

@@ -13,6 +13,8 @@ import {
   SendLimiter,
   settlesWithin,
   stateKeys,
+  type UsageMeter,
+  usageAccounting,
   WorkerRegistry,
   warnUnlessNoEviction,
   watchRedis,
@@ -34,6 +36,8 @@ export interface WorkerDeps {
   channelStats: ChannelStats;
   channelChecks: ChannelChecks;
   workers: WorkerRegistry;
+  /** Records the usage of the model calls made for hooks, and enforces their budgets. */
+  meter: UsageMeter;
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
@@ -70,6 +74,8 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
       log: logger,
     }),
     workers: new WorkerRegistry(redis, keys),
+    meter: usageAccounting(redis, keys, settings.config, throttledWarning(logger, 'usage not recorded: Redis did not take it'))
+      .meter,
   };
 }
 

@@ -1,9 +1,11 @@
 import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
-import { unixSeconds } from '@switchboard/protocol';
+import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
+import type { CallContext } from '@switchboard/providers';
 import { promptFor, recordedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
 import type { MessageJob } from './message-job.js';
+import { meterHookCall } from './metering.js';
 import { PacedUpdates } from './paced-updates.js';
 
 /**
@@ -54,10 +56,23 @@ async function streamReply(
 ): Promise<Reply> {
   live.thinking();
   const messages = await promptFor(deps, job);
-  const stream = await deps.gateway.stream(
-    { model: job.hook.config.model, messages, stream: true },
-    { signal, requestId: job.jobId },
-  );
+  const metered = await meterHookCall(deps, job, messages);
+  try {
+    return await streamWith(deps, job, live, messages, { signal, requestId: job.jobId, onUsage: metered.onUsage }, log);
+  } finally {
+    metered.close();
+  }
+}
+
+async function streamWith(
+  deps: WorkerDeps,
+  job: MessageJob,
+  live: LiveReply,
+  messages: ChatMessage[],
+  call: CallContext,
+  log: (message: string, meta?: Record<string, unknown>) => void,
+): Promise<Reply> {
+  const stream = await deps.gateway.stream({ model: job.hook.config.model, messages, stream: true }, call);
   const updates = new PacedUpdates(
     (text) => live.update(text),
     job.hook.streamIntervalMs,

@@ -61,6 +61,12 @@ export const providerSchema = z
     apiVersion: z.string().min(1).default(AZURE_API_VERSION),
     /** Azure only: model name → deployment name, for models deployed under another name. @defaultValue {} */
     deployments: z.record(z.string(), z.string().min(1)).default({}),
+    /**
+     * openai and azure: ask for `stream_options.include_usage` on every stream, so streamed tokens
+     * are the upstream's count; false for a server that rejects the option (tokens are then counted
+     * with the tokenizer). @defaultValue true
+     */
+    streamUsage: z.boolean().default(true),
   })
   .check((ctx) => {
     const p = ctx.value;
@@ -136,6 +142,16 @@ export const sessionsSchema = z.strictObject({
   activeWindowSeconds: z.int().min(1).default(1800),
 });
 
+/** A spending limit: tokens per UTC day and cost (in the `pricing` currency) per UTC month. */
+export const budgetSchema = z
+  .strictObject({
+    /** Prompt + completion tokens per UTC day. */
+    tokensPerDay: z.int().min(1).optional(),
+    /** Cost per UTC calendar month, from `pricing`. */
+    costPerMonth: z.number().positive().optional(),
+  })
+  .refine((b) => b.tokensPerDay !== undefined || b.costPerMonth !== undefined, 'set tokensPerDay, costPerMonth or both');
+
 /** The keys every hook has, whatever its channel. */
 export const hookCommonSchema = z.strictObject({
   /** The model that answers this hook. @defaultValue the config's defaultModel */
@@ -144,6 +160,8 @@ export const hookCommonSchema = z.strictObject({
   rateLimit: z.strictObject({ requestsPerMinute: z.int().min(1) }).optional(),
   /** A system prompt prepended to every conversation of this hook (never stored). */
   system: z.string().optional(),
+  /** What this hook's model calls may spend; a message over it fails with `insufficient_quota`. */
+  budget: budgetSchema.optional(),
 });
 
 export type HookCommonConfig = z.infer<typeof hookCommonSchema>;
@@ -198,10 +216,30 @@ export const apiKeySchema = z.union([
     key: z.string().min(8, 'API keys must be at least 8 characters'),
     /** This key's own limit, instead of `rateLimit.requestsPerMinute`. */
     requestsPerMinute: z.int().min(1).optional(),
-    /** A name for logs (never the key itself). */
+    /** A name for logs and usage reports (never the key itself). */
     name: z.string().optional(),
+    /** Prompt + completion tokens this key may use per UTC day; then 429 `insufficient_quota`. */
+    tokensPerDay: z.int().min(1).optional(),
+    /** Cost (from `pricing`) this key may spend per UTC calendar month; then 429 `insufficient_quota`. */
+    costPerMonth: z.number().positive().optional(),
   }),
 ]);
+
+/** Price of one model, per million tokens, in one currency (USD in the docs). */
+export const priceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+});
+
+export const usageSchema = z.strictObject({
+  /**
+   * Record requests, tokens and cost per API key, model, hook and day in Redis (`GET
+   * /admin/usage`). Budgets are counted whatever this says. @defaultValue true
+   */
+  enabled: z.boolean().default(true),
+  /** How long a day's usage is kept. @defaultValue 400 */
+  retentionDays: z.int().min(1).max(3660).default(400),
+});
 
 export const limitsSchema = z
   .strictObject({
@@ -292,6 +330,14 @@ export const configSchema = z.strictObject({
    * password, if any, stays in REDIS_URL (`redis://:password@…`).
    */
   redis: z.strictObject({ cluster: z.array(z.string().min(3)).default([]) }).default({ cluster: [] }),
+  /**
+   * `{ "<model id or requested name>": { "input": 2.5, "output": 10 } }`: price per million
+   * prompt (`input`) and completion (`output`) tokens, for usage costs and `costPerMonth`
+   * budgets. The serving model's id is looked up first, then the requested name. @defaultValue {}
+   */
+  pricing: z.record(z.string().min(1), priceSchema).default({}),
+  /** Usage accounting (per key, model, hook and day). */
+  usage: usageSchema.default(usageSchema.parse({})),
   /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
   cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
 });
@@ -305,4 +351,7 @@ export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;
 export type HealthConfig = z.infer<typeof healthSchema>;
+export type BudgetConfig = z.infer<typeof budgetSchema>;
+export type PriceConfig = z.infer<typeof priceSchema>;
+export type UsageConfig = z.infer<typeof usageSchema>;
 export type FileConfig = z.infer<typeof configSchema>;

@@ -11,6 +11,7 @@ export type ErrorType =
   | 'permission_error'
   | 'not_found_error'
   | 'rate_limit_error'
+  | 'insufficient_quota'
   | 'upstream_error'
   | 'timeout_error'
   | 'service_unavailable_error'
@@ -100,3 +101,19 @@ export const rateLimitExceeded = (message: string, retryAfterSeconds: number) =>
     code: 'rate_limit_exceeded',
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
+
+/**
+ * 429 `insufficient_quota` (OpenAI's shape for a spent quota): a budget (`tokensPerDay`,
+ * `costPerMonth`) is used up. Not retryable: only the budget's next day or month cures it, so a
+ * hook message fails for good instead of looping through its attempts.
+ */
+export class QuotaExceeded extends AppError {
+  constructor(message: string) {
+    super(message, { status: 429, type: 'insufficient_quota', code: 'insufficient_quota' });
+    this.name = 'QuotaExceeded';
+  }
+
+  override get isRetryable(): boolean {
+    return false;
+  }
+}

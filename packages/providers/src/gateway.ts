@@ -11,6 +11,7 @@ import {
   type ModelEntry,
   type ModelList,
   messageText,
+  type Usage,
   unixSeconds,
 } from '@switchboard/protocol';
 import { normalizeStream } from './normalize-stream.js';
@@ -96,6 +97,7 @@ export class Gateway {
         countPromptTokens(request.messages),
         answer.choices.reduce((sum, c) => sum + countText(messageText(c.message.content)), 0),
       );
+    ctx.onUsage?.(usage, deployment.id);
     return {
       ...answer.extra,
       id: completionId(),
@@ -114,7 +116,8 @@ export class Gateway {
     );
     const id = completionId();
     const head = { id, model: deployment.id, created: unixSeconds() };
-    return { id, model: deployment.id, chunks: normalizeStream(upstream, request, head) };
+    const onEnd = ctx.onUsage && ((usage: Usage) => ctx.onUsage?.(usage, deployment.id));
+    return { id, model: deployment.id, chunks: normalizeStream(upstream, request, head, onEnd) };
   }
 
   /** Embeddings as floats or base64 (encoded here, whatever the upstream sends); usage counted when not reported. */
@@ -125,6 +128,7 @@ export class Gateway {
     });
     const base64 = request.encoding_format === 'base64';
     const promptTokens = value.promptTokens ?? countEmbeddingInput(request.input);
+    ctx.onUsage?.(makeUsage(promptTokens, 0), deployment.id);
     return {
       object: 'list',
       data: value.vectors.map((vector, index) => ({

@@ -5,18 +5,23 @@ import { countPromptTokens, countText, makeUsage } from './usage.js';
 /**
  * Makes any provider's chunks a well-formed OpenAI stream: the first delta of each choice
  * carries `role`, every choice ends with a `finish_reason`, and with
- * `stream_options.include_usage` a last chunk holds `choices: []` and the usage.
+ * `stream_options.include_usage` a last chunk holds `choices: []` and the usage. `onEnd` hears
+ * the usage once the stream is over, however it ends (complete, failed, or the reader gone):
+ * the upstream's count, else the prompt and the text so far counted.
  */
 export async function* normalizeStream(
   upstream: AsyncIterable<ProviderChunk>,
   request: ChatCompletionRequest,
   head: { id: string; model: string; created: number },
+  onEnd?: (usage: Usage) => void,
 ): AsyncGenerator<ChatCompletionChunk> {
   const started = new Set<number>();
   const finished = new Set<number>();
   const wantsUsage = request.stream_options?.include_usage === true;
+  const keepText = wantsUsage || onEnd !== undefined;
   let usage: Usage | null = null;
   let text = ''; // kept only to count usage the upstream did not report
+  const finalUsage = () => usage ?? makeUsage(countPromptTokens(request.messages), countText(text));
   const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({
     id: head.id,
     object: 'chat.completion.chunk',
@@ -25,30 +30,36 @@ export async function* normalizeStream(
     choices,
   });
 
-  for await (const piece of upstream) {
-    if (piece.usage) usage = piece.usage;
-    if (piece.choices.length === 0) continue;
-    const choices = piece.choices.map((choice) => {
-      if (wantsUsage && typeof choice.delta.content === 'string') text += choice.delta.content;
-      if (choice.finish_reason) finished.add(choice.index);
-      if (started.has(choice.index)) return choice;
-      started.add(choice.index);
-      return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
-    });
-    yield chunk(choices);
+  try {
+    yield* normalized();
+  } finally {
+    onEnd?.(finalUsage());
   }
 
-  const open = [...(started.size ? started : [0])].filter((index) => !finished.has(index));
-  if (open.length) {
-    yield chunk(
-      open.map((index) => ({
-        index,
-        delta: started.has(index) ? {} : { role: 'assistant' as const, content: '' },
-        finish_reason: 'stop',
-      })),
-    );
-  }
-  if (wantsUsage) {
-    yield { ...chunk([]), usage: usage ?? makeUsage(countPromptTokens(request.messages), countText(text)) };
+  async function* normalized(): AsyncGenerator<ChatCompletionChunk> {
+    for await (const piece of upstream) {
+      if (piece.usage) usage = piece.usage;
+      if (piece.choices.length === 0) continue;
+      const choices = piece.choices.map((choice) => {
+        if (keepText && typeof choice.delta.content === 'string') text += choice.delta.content;
+        if (choice.finish_reason) finished.add(choice.index);
+        if (started.has(choice.index)) return choice;
+        started.add(choice.index);
+        return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
+      });
+      yield chunk(choices);
+    }
+
+    const open = [...(started.size ? started : [0])].filter((index) => !finished.has(index));
+    if (open.length) {
+      yield chunk(
+        open.map((index) => ({
+          index,
+          delta: started.has(index) ? {} : { role: 'assistant' as const, content: '' },
+          finish_reason: 'stop',
+        })),
+      );
+    }
+    if (wantsUsage) yield { ...chunk([]), usage: finalUsage() };
   }
 }

@@ -10,6 +10,12 @@ export interface CallContext {
    * sets 0 when another deployment of a route can take the request instead.
    */
   maxRetries?: number;
+  /**
+   * Hears what a call used, once, from the gateway: after a completion or embeddings, and when a
+   * stream ends however it ends (the upstream's count, else the tokenizer's). `model` is the id of
+   * the deployment that served it.
+   */
+  onUsage?: (usage: Usage, model: string) => void;
 }
 
 /** A provider's answer before the gateway stamps `id`, `created` and `model` on it. */

@@ -9,4 +9,6 @@ export * from './redis.js';
 export * from './redis-outage.js';
 export * from './response-cache-store.js';
 export * from './send-limiter.js';
+export * from './usage-ledger.js';
+export * from './usage-meter.js';
 export * from './workers.js';

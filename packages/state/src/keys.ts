@@ -15,6 +15,10 @@ export function stateKeys(prefix: string) {
     cacheEntry: (hash: string) => `${prefix}:cache:${hash}`,
     /** One subject's request count in one minute window. */
     rateWindow: (subject: string, window: number) => `${prefix}:ratelimit:${subject}:${window}`,
+    /** One UTC day's usage: a hash, `<key>|<model>|<hook>|<metric>` → count (usage-ledger.ts). */
+    usageDay: (day: string) => `${prefix}:usage:${day}`,
+    /** One budget's spend in one period (`tokens:<day>`, `cost:<month>`) of a subject (`key:<name>`, `hook:<name>`). */
+    budget: (subject: string, period: string) => `${prefix}:budget:${subject}:${period}`,
     /** Reserved send times to one platform target (`<hook>:<target>`), see send-limiter.ts. */
     sendTurns: (target: string) => `${prefix}:send:${target}`,
   };

@@ -1,12 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyConfig } from '@switchboard/config';
 import { unauthorized } from '@switchboard/protocol';
+import type { BudgetLimits } from '@switchboard/state';
 import type { Middleware } from 'koa';
 
 export interface ApiClient {
   /** A short, non-reversible id for logs and rate-limit keys: never the key. */
   id: string;
   requestsPerMinute?: number;
+  /** This key's budget (`tokensPerDay`, `costPerMonth`), if it has one. */
+  budget?: BudgetLimits;
 }
 
 interface KnownKey extends ApiClient {
@@ -30,6 +33,9 @@ export function apiKeyAuth(keys: ApiKeyConfig[], guarded: (path: string) => bool
       digest: d,
       id: name ?? `key-${d.toString('hex').slice(0, 8)}`,
       ...(typeof entry !== 'string' && entry.requestsPerMinute ? { requestsPerMinute: entry.requestsPerMinute } : {}),
+      ...(typeof entry !== 'string' && (entry.tokensPerDay || entry.costPerMonth)
+        ? { budget: { tokensPerDay: entry.tokensPerDay, costPerMonth: entry.costPerMonth } }
+        : {}),
     };
   });
   return async (ctx, next) => {
@@ -41,7 +47,7 @@ export function apiKeyAuth(keys: ApiKeyConfig[], guarded: (path: string) => bool
     let match: KnownKey | undefined;
     for (const key of known) if (timingSafeEqual(d, key.digest) && !match) match = key;
     if (!match) throw unauthorized('Incorrect API key provided.');
-    ctx.state.client = { id: match.id, requestsPerMinute: match.requestsPerMinute } satisfies ApiClient;
+    ctx.state.client = { id: match.id, requestsPerMinute: match.requestsPerMinute, budget: match.budget } satisfies ApiClient;
     await next();
   };
 }

@@ -10,6 +10,7 @@ const openApiPath = (path: string) => path.replace(/[:*](\w+)/g, '{$1}');
 
 describe('GET /openapi.json', () => {
   let gateway: TestGateway;
+  // biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document, walked by path in the assertions
   let document: Record<string, any>;
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { genericBodySchema } from '@switchboard/channels';
 import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from '@switchboard/protocol';
 import type { z } from 'zod';
-import { activityQuerySchema, bulkRetryBodySchema, listJobsQuerySchema } from '../routes/admin-schemas.js';
+import { activityQuerySchema, bulkRetryBodySchema, listJobsQuerySchema, usageQuerySchema } from '../routes/admin-schemas.js';
 import { BULL_BOARD_PATH } from '../routes/bull-board.js';
 
 /**
@@ -141,6 +141,15 @@ export const OPERATIONS: Operation[] = [
     security: 'adminKey',
     query: activityQuerySchema,
     responses: { 200: 'One entry per minute, oldest first', 400: 'Invalid query', ...adminErrors },
+  },
+  {
+    method: 'get',
+    path: '/admin/usage',
+    tag: 'admin',
+    summary: 'Requests, tokens and cost per API key, model or hook over UTC days',
+    security: 'adminKey',
+    query: usageQuerySchema,
+    responses: { 200: 'One row per key, model or hook, sorted by name', 400: 'Invalid query', ...adminErrors },
   },
   {
     method: 'get',

@@ -22,3 +22,12 @@ export const bulkRetryBodySchema = z.strictObject({
 export const activityQuerySchema = z.strictObject({
   minutes: z.coerce.number().int().min(1).max(120).default(15).describe('Minutes of history, the current one included.'),
 });
+
+const utcDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD (UTC)');
+
+/** `GET /admin/usage` query (the calendar checks — a real day, from ≤ to, ≤ 366 days — are the route's). */
+export const usageQuerySchema = z.strictObject({
+  from: utcDate.optional().describe('First UTC day, included. Default: six days before `to`.'),
+  to: utcDate.optional().describe('Last UTC day, included. Default: today.'),
+  group_by: z.enum(['key', 'model', 'hook']).default('key').describe('Rows per API key (its name), requested model, or hook.'),
+});

@@ -3,6 +3,7 @@ import { chatCompletionRequestSchema, toErrorResponse } from '@switchboard/proto
 import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
+import { meterRequest } from '../services/metering.js';
 import { restampChunks, restampCompletion } from '../services/restamp.js';
 import { replayEvents, type SseFormat, sendEvents } from '../sse.js';
 import { parseBody, tooManyMessages } from './parse-body.js';
@@ -17,7 +18,13 @@ export function chatCompletionsRoutes(router: Router, deps: AppDeps): void {
     if (request.messages.length > limits.maxMessages) throw tooManyMessages(limits.maxMessages, 'messages');
     ctx.state.model = request.model.slice(0, 200); // the log line stays one short line
     if (request.user) deps.sessions.touch(`api:${request.user}`); // in the background: never delays the request
-    const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string };
+    const onUsage = await meterRequest(ctx, deps, {
+      model: request.model,
+      kind: 'chat',
+      prompt: request.messages,
+      maxOutput: request.max_completion_tokens ?? request.max_tokens,
+    });
+    const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage };
     const stream = request.stream === true;
     const cached = await deps.cache?.lookup(ctx, {
       kind: 'chat',

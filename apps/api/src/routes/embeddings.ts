@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { embeddingsRequestSchema } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
+import { meterRequest } from '../services/metering.js';
 import { parseBody } from './parse-body.js';
 
 /**
@@ -17,7 +18,8 @@ export function embeddingsRoutes(router: Router, deps: AppDeps): void {
       '"model" and "input"',
     );
     ctx.state.model = request.model.slice(0, 200);
-    const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string };
+    const onUsage = await meterRequest(ctx, deps, { model: request.model, kind: 'embedding', prompt: request.input });
+    const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage };
     // The same input gives the same vectors: embeddings are cached whatever the policy's temperature rule.
     const cached = await deps.cache?.lookup(ctx, {
       kind: 'embeddings',

@@ -3,6 +3,7 @@ import { type ResponseStreamEvent, responsesRequestSchema } from '@switchboard/p
 import { createResponse, streamResponse } from '@switchboard/providers';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
+import { meterRequest } from '../services/metering.js';
 import { restampResponse, restampResponseEvents } from '../services/restamp.js';
 import { replayEvents, type SseFormat, sendEvents } from '../sse.js';
 import { parseBody, tooManyMessages } from './parse-body.js';
@@ -23,7 +24,13 @@ export function responsesRoutes(router: Router, deps: AppDeps): void {
       throw tooManyMessages(limits.maxMessages, 'input');
     ctx.state.model = request.model.slice(0, 200);
     if (request.user) deps.sessions.touch(`api:${request.user}`);
-    const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string };
+    const onUsage = await meterRequest(ctx, deps, {
+      model: request.model,
+      kind: 'chat',
+      prompt: [request.instructions, request.input],
+      maxOutput: request.max_output_tokens,
+    });
+    const call = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage };
     const stream = request.stream === true;
     const cached = await deps.cache?.lookup(ctx, {
       kind: 'responses',

@@ -9,10 +9,16 @@ import {
 import type { ProviderChunk, ProviderCompletion } from '../provider.js';
 import type { SseEvent } from '../sse-parser.js';
 
-/** The upstream body: the client's request as sent (unknown parameters included), re-targeted. */
-export function toUpstreamRequest(request: ChatCompletionRequest, upstreamModel: string, stream: boolean) {
+/**
+ * The upstream body: the client's request as sent (unknown parameters included), re-targeted. A
+ * stream asks for the usage chunk (`streamUsage`) so usage and budgets get the upstream's count;
+ * the client sees that chunk only if it asked for it (normalize-stream.ts).
+ */
+export function toUpstreamRequest(request: ChatCompletionRequest, upstreamModel: string, stream: boolean, streamUsage = false) {
   const body: Record<string, unknown> = { ...request, model: upstreamModel, stream };
-  if (!stream) delete body.stream_options; // OpenAI rejects stream_options without stream
+  if (!stream)
+    delete body.stream_options; // OpenAI rejects stream_options without stream
+  else if (streamUsage) body.stream_options = { ...request.stream_options, include_usage: true };
   for (const key of Object.keys(body)) if (body[key] === null) delete body[key];
   return body;
 }

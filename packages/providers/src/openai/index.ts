@@ -29,7 +29,7 @@ export class OpenAIProvider extends HttpProvider {
   }
 
   protected requestBody(request: ChatCompletionRequest, upstreamModel: string, stream: boolean): unknown {
-    return toUpstreamRequest(request, upstreamModel, stream);
+    return toUpstreamRequest(request, upstreamModel, stream, this.config.streamUsage);
   }
 
   protected parseResponse(json: unknown): ProviderCompletion {

@@ -1,0 +1,63 @@
+import type { CallContext } from '@switchboard/providers';
+import type { MeteredCall } from '@switchboard/state';
+import type { Context, Middleware } from 'koa';
+import type { AppDeps } from '../deps.js';
+import type { ApiClient } from '../middleware/api-key-auth.js';
+
+export interface MeterRequest {
+  /** The model as requested. */
+  model: string;
+  kind: 'chat' | 'embedding';
+  /** What the prompt is made of (messages, input), for the budget's estimate. */
+  prompt: unknown;
+  /** `max_tokens`, `max_completion_tokens` or `max_output_tokens`, when the request caps its answer. */
+  maxOutput?: number | null;
+}
+
+/**
+ * A budget's estimate of a request's prompt: about 4 characters of its JSON per token. Cheap on
+ * purpose (it runs before every call of a key with a budget); the usage settles it.
+ */
+export const estimatePromptTokens = (prompt: unknown) => Math.ceil(JSON.stringify(prompt ?? '').length / 4);
+
+/**
+ * Meters one /v1 request: refuses it (429 `insufficient_quota`) when its API key's budget is
+ * spent, else reserves the estimate; returns the gateway's `onUsage`. Whatever happens next, the
+ * reservation is settled by the usage or given back by `closeMeters` once the route is done.
+ */
+export async function meterRequest(ctx: Context, deps: AppDeps, request: MeterRequest): Promise<CallContext['onUsage']> {
+  const client = ctx.state.client as ApiClient | undefined;
+  const metered = await deps.usage.meter.open({
+    key: client?.id ?? '-',
+    hook: '-',
+    model: request.model,
+    resolvedModel: resolved(deps, request),
+    budgets: client?.budget ? [{ subject: `key:${client.id}`, limits: client.budget }] : [],
+    promptEstimate: () => estimatePromptTokens(request.prompt),
+    maxOutput: request.maxOutput,
+    owner: 'This API key',
+  });
+  ctx.state.metered = metered;
+  return metered.onUsage;
+}
+
+/**
+ * Closes the request's metered call once its route is done — after a stream has ended, so a
+ * stream the client left is still counted (a response's `close` event would come first and give
+ * the reservation back before the usage arrived).
+ */
+export const closeMeters: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    (ctx.state.metered as MeteredCall | undefined)?.close();
+  }
+};
+
+function resolved(deps: AppDeps, request: MeterRequest): string | undefined {
+  try {
+    return deps.gateway.routes.target(request.model, request.kind).name;
+  } catch {
+    return undefined; // an unknown model: the gateway answers 404 for it
+  }
+}

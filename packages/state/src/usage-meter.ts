@@ -1,0 +1,125 @@
+import type { FileConfig } from '@switchboard/config';
+import { QuotaExceeded, serviceUnavailable, type Usage } from '@switchboard/protocol';
+import type { StateKeys } from './keys.js';
+import type { RedisClient } from './redis.js';
+import { type BudgetSubject, type Reservation, UsageLedger } from './usage-ledger.js';
+
+/** A model's price per million prompt (`input`) and completion (`output`) tokens. */
+export interface Price {
+  input: number;
+  output: number;
+}
+
+/** One model call to meter: who makes it, for which model, under which budgets. */
+export interface MeteredCallSpec {
+  /** The API key's name (or short id); `-` for none. */
+  key: string;
+  /** The hook's name; `-` for /v1 traffic. */
+  hook: string;
+  /** The model name as requested. */
+  model: string;
+  /** Also tried for the estimate's price (e.g. what `default` stands for). */
+  resolvedModel?: string;
+  budgets: BudgetSubject[];
+  /** Prompt tokens expected; only asked when a budget applies. */
+  promptEstimate: () => number;
+  /** The request's output cap (`max_tokens` and kin), reserved on top of the prompt. */
+  maxOutput?: number | null;
+  /** Whose budget it is, for the refusal's message: `This API key`, `Hook 'support'`. */
+  owner: string;
+}
+
+/** A call in progress: pass `onUsage` to the gateway, and `close()` once it is over, however it ended. */
+export interface MeteredCall {
+  onUsage?: (usage: Usage, servedModel: string) => void;
+  close(): void;
+}
+
+const NOTHING: MeteredCall = { close() {} };
+
+/**
+ * Usage and budgets around a model call, for both apps. Budgets are checked and the call's
+ * estimate reserved in one Redis round trip before the upstream is asked (only when a budget
+ * applies); the usage is recorded after, fire-and-forget, in one MULTI that also settles the
+ * reservation. A call without budgets and with usage off costs nothing here.
+ */
+export class UsageMeter {
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly pricing: Readonly<Record<string, Price>>,
+    private readonly options: { recordUsage: boolean; onError: (err: unknown) => void },
+  ) {}
+
+  /** The price for the model that served (its id first, then the requested name), if any. */
+  priceOf(...names: (string | undefined)[]): Price | undefined {
+    for (const name of names) if (name !== undefined && Object.hasOwn(this.pricing, name)) return this.pricing[name];
+    return undefined;
+  }
+
+  /** @throws QuotaExceeded when a budget of the call is already spent; a 503 when the budgets cannot be read. */
+  async open(spec: MeteredCallSpec): Promise<MeteredCall> {
+    const budgets = spec.budgets.filter((b) => b.limits.tokensPerDay !== undefined || b.limits.costPerMonth !== undefined);
+    if (budgets.length === 0 && !this.options.recordUsage) return NOTHING;
+    let reservation: Reservation = { holds: [] };
+    if (budgets.length) {
+      const prompt = spec.promptEstimate();
+      const output = spec.maxOutput ?? 0;
+      const price = this.priceOf(spec.model, spec.resolvedModel);
+      const cost = price ? (prompt * price.input + output * price.output) / 1e6 : 0;
+      const tokens = prompt + output;
+      // Fails closed: with Redis away a budgeted call is refused (503) rather than spend unchecked.
+      const result = await this.ledger.reserve(budgets, { tokens, cost }).catch((err: unknown) => {
+        this.options.onError(err);
+        throw serviceUnavailable(
+          'Budgets cannot be checked right now (Redis is not reachable); try again shortly.',
+          'budget_unavailable',
+        );
+      });
+      if (!result.ok) {
+        throw new QuotaExceeded(
+          `${spec.owner} is over its budget (insufficient_quota): ${result.limit} ${result.limitValue} reached ` +
+            `(${round(result.spent)} spent). It resets at ${result.resetsAt.toISOString()}.`,
+        );
+      }
+      reservation = result.reservation;
+    }
+    let settled = false;
+    return {
+      onUsage: (usage, servedModel) => {
+        if (settled) return;
+        settled = true;
+        const price = this.priceOf(servedModel, spec.model);
+        const cost = price ? (usage.prompt_tokens * price.input + usage.completion_tokens * price.output) / 1e6 : null;
+        const entry = {
+          key: spec.key,
+          model: spec.model,
+          hook: spec.hook,
+          promptTokens: usage.prompt_tokens,
+          completionTokens: usage.completion_tokens,
+          cost,
+        };
+        this.ledger.record(entry, reservation).catch(this.options.onError);
+      },
+      close: () => {
+        if (settled) return;
+        settled = true;
+        if (reservation.holds.length) this.ledger.release(reservation).catch(this.options.onError);
+      },
+    };
+  }
+}
+
+/** Costs and token counts as people read them (no float noise). */
+export const round = (value: number) => Math.round(value * 1e10) / 1e10;
+
+/** The ledger and meter as both apps build them from the config; `onError` hears failed writes (never thrown). */
+export function usageAccounting(
+  redis: RedisClient,
+  keys: StateKeys,
+  config: Pick<FileConfig, 'usage' | 'pricing'>,
+  onError: (err: unknown) => void,
+): { ledger: UsageLedger; meter: UsageMeter } {
+  const recordUsage = config.usage.enabled;
+  const ledger = new UsageLedger(redis, keys, { recordUsage, retentionDays: config.usage.retentionDays });
+  return { ledger, meter: new UsageMeter(ledger, config.pricing, { recordUsage, onError }) };
+}
