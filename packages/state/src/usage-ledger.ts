@@ -166,7 +166,8 @@ export class UsageLedger {
    * turn, so under load a call costs a map update, not a round trip; the promise settles with it.
    */
   record(entry: UsageEntry, reservation: Reservation, now = new Date()): Promise<void> {
-    const batch = (this.#batch ??= this.#openBatch());
+    this.#batch ??= this.#openBatch();
+    const batch = this.#batch;
     if (this.options.recordUsage) {
       const hash = this.keys.usageDay(utcDay(now));
       const fields = batch.hashes.get(hash) ?? new Map<string, number>();
