@@ -1,5 +1,6 @@
 export * from './accept.js';
 export { type HubCommands, type HubRedis, withHubCommands } from './commands/index.js';
+export * from './delivery-events.js';
 export * from './exchange.js';
 export * from './hub.js';
 export * from './job-feed.js';
