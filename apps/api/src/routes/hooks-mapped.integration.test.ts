@@ -9,10 +9,12 @@ const GITHUB_SECRET = 'github-webhook-secret-0123';
 const STRIPE_SECRET = 'whsec_stripe_endpoint_secret_0123';
 const SVIX_SECRET = 'whsec_LPrFnJMJ9lSERQzCPnkGJ98erJc81bXH';
 const EVENTS_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const PLAIN_TOKEN = 'plain-hook-token-0123';
 const BOT_TOKEN = 'xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy';
 
 /** chat.postMessage as Slack answers it; a channel the bot is not in gets `channel_not_found`. */
 const slackApi: Handler = (req, res) => {
+  if (req.url === '/inbox') return sendJson(res, 200, { ok: true });
   if (req.url !== '/api/chat.postMessage') return sendJson(res, 404, { ok: false, error: 'unknown_method' });
   if (req.headers.authorization !== `Bearer ${BOT_TOKEN}`) return sendJson(res, 200, { ok: false, error: 'invalid_auth' });
   const { channel, text } = req.json as { channel: string; text: string };
@@ -53,6 +55,13 @@ beforeAll(async () => {
         template: 'Explain {{type}} for {{data.object.customer}}',
         conversation: '{{data.object.customer}}',
         deliver: { wait: '10s' },
+      },
+      plain: {
+        type: 'mapped',
+        verify: { scheme: 'token', token: PLAIN_TOKEN },
+        template: 'Order {{order.id}} is {{order.state}}',
+        conversation: 'order-{{order.id}}',
+        deliver: { replyUrl: `${platformUrl}/inbox` },
       },
       alerts: {
         type: 'mapped',
@@ -211,6 +220,32 @@ describe('mapped hooks: Stripe, waiting for the reply', () => {
     expect(res.status).toBe(401);
     expect((await res.json()).error.message).toMatch(/tolerance/);
     expect(harness.modelCalls('Explain invoice.paid for cus_1')).toBe(0);
+  });
+});
+
+describe('mapped hooks: back to the caller', () => {
+  it('POSTs the reply to replyUrl and lets the token holder read the job', async () => {
+    const body = JSON.stringify({ order: { id: 'o-17', state: 'late' } });
+    const auth = { authorization: `Bearer ${PLAIN_TOKEN}` };
+    const { id } = await (await harness.post('plain', body, auth)).json();
+    const delivered = await eventually(async () => {
+      const found = harness.platform.requests.find((r) => r.url === '/inbox' && (r.json as { id: string }).id === id);
+      if (!found) throw new Error('nothing POSTed yet');
+      return found;
+    });
+    expect(delivered.json).toEqual({
+      id,
+      hook: 'plain',
+      conversation: 'order-o-17',
+      text: 'reply to: Order o-17 is late (history: 0)',
+      model: 'mock/gpt-4o-mini',
+      created: expect.any(Number),
+    });
+    await eventually(async () => {
+      const view = await fetch(`${harness.gateway.url}/hooks/plain/jobs/${id}`, { headers: auth });
+      expect(await view.json()).toMatchObject({ id, status: 'completed', reply: 'reply to: Order o-17 is late (history: 0)' });
+    });
+    expect((await fetch(`${harness.gateway.url}/hooks/plain/jobs/${id}`)).status).toBe(401);
   });
 });
 

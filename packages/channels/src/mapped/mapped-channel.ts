@@ -3,7 +3,7 @@ import { defineChannel } from '../definition.js';
 import { verifyGenericToken } from '../generic/verify-generic-token.js';
 import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
-import { hookDelivery, mappedConfigSchema } from './mapped-config.js';
+import { callerDelivery, hookDelivery, mappedConfigSchema } from './mapped-config.js';
 import { parseMappedDelivery } from './parse-mapped-delivery.js';
 import { verifyMappedDelivery } from './verify-mapped-delivery.js';
 
@@ -30,8 +30,8 @@ export const mapped = defineChannel({
 
   /** POSTs the reply to `deliver.replyUrl` (as generic hooks do); otherwise the caller reads it. */
   async deliver({ message, text, index, meta }, { hook, config, http }) {
-    const { replyUrl } = config.deliver as { replyUrl?: string };
-    if (typeof replyUrl !== 'string') return;
+    const replyUrl = callerDelivery(config)?.replyUrl;
+    if (!replyUrl) return;
     const label = `Hook '${hook}': reply to ${new URL(replyUrl).host}`;
     const reply = await http.send({
       label,

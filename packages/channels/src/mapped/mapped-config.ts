@@ -84,9 +84,21 @@ export const mappedConfigSchema = z.strictObject({
 
 export type MappedConfig = z.infer<typeof mappedConfigSchema>;
 
+type HookDelivery = z.infer<typeof hookDeliverySchema>;
+type CallerDelivery = z.infer<typeof callerDeliverySchema>;
+
+function namesHook(deliver: MappedConfig['deliver']): deliver is HookDelivery {
+  return typeof (deliver as Partial<HookDelivery>).hook === 'string';
+}
+
 /** The `deliver` entry, when it names another hook: that hook and the target, templates unrendered. */
 export function hookDelivery(config: MappedConfig): { hook: string; target: Record<string, string | number> } | null {
-  if (!('hook' in config.deliver) || typeof config.deliver.hook !== 'string') return null;
-  const { hook, ...target } = config.deliver as { hook: string } & Record<string, string | number>;
+  if (!namesHook(config.deliver)) return null;
+  const { hook, ...target } = config.deliver;
   return { hook, target };
+}
+
+/** The `deliver` entry, when the reply goes back to the caller (`replyUrl`, `wait`, or neither). */
+export function callerDelivery(config: MappedConfig): CallerDelivery | null {
+  return namesHook(config.deliver) ? null : config.deliver;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type InboundMessage, invalidRequest } from '@switchboard/protocol';
 import type { Inbound, InboundRequest } from '../definition.js';
 import { headerValue } from '../inbound.js';
-import { hookDelivery, type MappedConfig } from './mapped-config.js';
+import { callerDelivery, hookDelivery, type MappedConfig } from './mapped-config.js';
 import { matchesFilter } from './match-filter.js';
 import { renderTemplate } from './render-template.js';
 import type { DeliveryId } from './verify-mapped-delivery.js';
@@ -38,7 +38,7 @@ export function parseMappedDelivery(request: InboundRequest, payload: unknown, c
     replyTo: {},
     ...(via ? { deliverVia: { hook: via.hook, target: renderTarget(via.target, payload) } } : {}),
   };
-  const waitMs = via ? undefined : (config.deliver as { wait?: number }).wait;
+  const waitMs = callerDelivery(config)?.wait;
   return {
     kind: 'message',
     message,
