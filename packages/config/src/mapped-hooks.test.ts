@@ -15,7 +15,10 @@ function load(hooks: Record<string, unknown>, extra: Record<string, unknown> = {
   return loadSettings({ SWITCHBOARD_CONFIG: path });
 }
 
-function mapped(deliver: Record<string, unknown>, verify: Record<string, unknown> = { scheme: 'github', secret: 'gh-secret-0123' }) {
+function mapped(
+  deliver: Record<string, unknown>,
+  verify: Record<string, unknown> = { scheme: 'github', secret: 'gh-secret-0123' },
+) {
   return { type: 'mapped', verify, template: 'PR {{pull_request.title}}', deliver };
 }
 
@@ -70,7 +73,12 @@ describe('mapped hooks in the config', () => {
 
   it('reads wait as a duration, and keeps the events secrets out of logs', () => {
     const settings = load(
-      { gh: { ...mapped({ wait: '25s' }), events: { url: 'https://events.example/in', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } } },
+      {
+        gh: {
+          ...mapped({ wait: '25s' }),
+          events: { url: 'https://events.example/in', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        },
+      },
       { events: { url: 'https://events.example/all', secret: 'whsec_LPrFnJMJ9lSERQzCPnkGJ98erJc81bXH' } },
     );
     expect(settings.config.hooks.gh).toMatchObject({ deliver: { wait: 25_000 } });
