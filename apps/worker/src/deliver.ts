@@ -1,3 +1,4 @@
+import { routeDelivery } from '@switchboard/channels';
 import type { Reply } from '@switchboard/hub';
 import type { WorkerDeps } from './deps.js';
 import type { MessageJob } from './message-job.js';
@@ -10,7 +11,8 @@ export class DeliveryPaused extends Error {
 /**
  * Sends the pieces of the reply the platform does not have yet, recording each one as it lands
  * (the last one's count is recorded by the release that follows), so a retry resumes at the
- * first piece not delivered. A shutdown stops it between pieces, never inside one.
+ * first piece not delivered. A shutdown stops it between pieces, never inside one. A message that
+ * names another hook to deliver through (a mapped hook's target) goes out through that hook.
  *
  * @returns How many pieces the reply has.
  */
@@ -21,11 +23,12 @@ export async function deliverRest(
   from: number,
   signal: AbortSignal,
 ): Promise<number> {
-  const parts = job.hook.split(reply.text);
+  const route = routeDelivery(deps.hooks, job.hook, job.queued.message);
+  const parts = route.hook.split(reply.text);
   const meta = { jobId: job.jobId, hook: job.hook.name, model: reply.model, created: reply.created };
   for (let index = from; index < parts.length; index++) {
     if (signal.aborted) throw new DeliveryPaused('shutting down between two pieces of a reply');
-    await job.hook.deliver(job.queued.message, parts[index]!, index, meta, signal);
+    await route.hook.deliver(route.message, parts[index]!, index, meta, signal);
     if (index + 1 < parts.length) await deps.hub.exchange.delivered(job.jobId, index + 1);
   }
   return parts.length;

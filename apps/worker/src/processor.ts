@@ -1,9 +1,10 @@
-import { DeliveryError } from '@switchboard/channels';
+import { DeliveryError, routeDelivery } from '@switchboard/channels';
 import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult, type Reply } from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
 import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
 import { deliverRest } from './deliver.js';
+import { reportOutcome } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { answerLive } from './live-answer.js';
 import { earlierProgress, type MessageJob, readMessageJob } from './message-job.js';
@@ -36,7 +37,7 @@ export function createProcessor(deps: WorkerDeps) {
     if (earlier.done) {
       // Its release went through but BullMQ never heard: repeat it, which wakes the next message again.
       await hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 });
-      return finishedEarlier(message, earlier);
+      return finishedEarlier(deps, message, earlier);
     }
     try {
       if (message.queued.message.action === 'reset') {
@@ -49,6 +50,7 @@ export function createProcessor(deps: WorkerDeps) {
         : await answerWhole(deps, message, earlier, abort);
       await hub.order.release(message.conversation, message.jobId, finalFields(parts));
       deps.channelStats.recordOutbound(message.hook.name);
+      await reportOutcome(deps, message, { delivered: true });
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
       throw await failure(deps, message, err, token, abort);
@@ -71,11 +73,20 @@ async function answerWhole(
  * An earlier run left the line for good but died before BullMQ heard of it: report what that run
  * did, without calling the model or the platform again.
  */
-function finishedEarlier(message: MessageJob, earlier: ExchangeState): JobResult {
+function finishedEarlier(deps: WorkerDeps, message: MessageJob, earlier: ExchangeState): JobResult {
   if (message.queued.message.action === 'reset') return { reply: null, model: null, parts: 0 };
-  const parts = earlier.reply ? message.hook.split(earlier.reply.text).length : 0;
+  const parts = earlier.reply ? deliveryHook(deps, message).split(earlier.reply.text).length : 0;
   if (!earlier.reply || earlier.delivered < parts) throw new UnrecoverableError('The message failed for good in an earlier run.');
   return { reply: earlier.reply.text, model: earlier.reply.model, parts };
+}
+
+/** The hook whose pieces the reply was cut into: the one it is delivered through, if that is still configured. */
+function deliveryHook(deps: WorkerDeps, message: MessageJob) {
+  try {
+    return routeDelivery(deps.hooks, message.hook, message.queued.message).hook;
+  } catch {
+    return message.hook;
+  }
 }
 
 /**
@@ -112,5 +123,6 @@ async function failure(
   if (message.hook.channel.live?.feed) {
     await deps.hub.feeds.append(message.jobId, 'error', { message: 'The message could not be answered.' }).catch(() => {});
   }
+  await reportOutcome(deps, message, { delivered: false, error: error.message });
   return final ? new UnrecoverableError(error.message) : error;
 }

@@ -1,6 +1,7 @@
 import { INBOUND_QUEUE, retryBackoff } from '@switchboard/hub';
 import { settlesWithin } from '@switchboard/state';
 import { type Job, Worker } from 'bullmq';
+import { startEventSender } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { createProcessor } from './processor.js';
@@ -62,6 +63,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     if (deps.redisWatch.down || deps.redis.status !== 'ready') deps.redisWatch.failed(err);
     else deps.logger.warn('worker error', { error: err.message });
   });
+  const events = startEventSender(deps);
   const heartbeat = startHeartbeat(deps.workers, concurrency);
   deps.channelChecks.start();
   return {
@@ -80,6 +82,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
         break;
       }
       clearTimeout(cancel);
+      await events.close();
       await settlesWithin(heartbeat.stop(), 1_000);
     },
   };

@@ -30,7 +30,7 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * Verifies and parses one request. Throws an `AppError`: 401 (`invalid_signature` /
    * `invalid_token`) for bad credentials, 400 for a malformed body.
    */
-  receive(request: InboundRequest, config: z.output<Schema>): Inbound;
+  receive(request: InboundRequest, config: z.output<Schema>): Inbound | Promise<Inbound>;
   /**
    * Sends piece `part.index` of a reply. Throws `DeliveryError`: retryable for network errors,
    * 5xx and 429 (with the platform's Retry-After); final for other 4xx (with
@@ -58,6 +58,25 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * `/status` reports `connected` from evidence. Never throws for the platform's answer.
    */
   checkCredentials?(context: DeliveryContext<z.output<Schema>>): Promise<CredentialCheck>;
+  /**
+   * When present, other hooks may deliver their replies through this one to a target their
+   * config names (a mapped hook's `deliver: {hook: team-slack, channel: C123}`).
+   */
+  readonly target?: DeliveryTarget;
+  /**
+   * When present, this hook's replies go out through another hook: its name and the target
+   * (templates unrendered), so the config can check at start-up that the hook exists and takes
+   * such a target. `path` is where the config names them, under the hook's own key.
+   */
+  deliversThrough?(config: z.output<Schema>): { hook: string; target: Record<string, string | number>; path: string[] } | null;
+}
+
+/** What a channel needs to deliver to a target another hook named, rather than to a message's sender. */
+export interface DeliveryTarget {
+  /** The target's keys, as the config names them (values rendered): checked at delivery. */
+  readonly schema: z.ZodObject;
+  /** The `replyTo` the channel's `deliver` reads, from a target `schema` accepted. */
+  replyTo(target: Record<string, unknown>): InboundMessage['replyTo'];
 }
 
 export interface ChannelLimits {
@@ -75,8 +94,17 @@ export interface InboundRequest {
 
 /** How the API must answer the platform right now. */
 export type Inbound =
-  /** Queue `message`, then answer with `ack(jobId)`. */
-  | { kind: 'message'; message: InboundMessage; ack: (jobId: string) => HttpAnswer }
+  /**
+   * Queue `message`, then answer with `ack(jobId, duplicate)` (`duplicate`: the platform sent it
+   * before and nothing new was queued). With `waitMs`, the API first holds the request up to that
+   * long for the reply, and answers with the job once it is over.
+   */
+  | {
+      kind: 'message';
+      message: InboundMessage;
+      ack: (jobId: string, duplicate: boolean) => HttpAnswer;
+      waitMs?: number;
+    }
   /** Answer at once, queue nothing (url_verification, PING, ignored bot messages…). */
   | { kind: 'answer'; answer: HttpAnswer };
 

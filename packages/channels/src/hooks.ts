@@ -21,7 +21,7 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly config: Config;
   readonly channel: ChannelDefinition;
   /** Verifies and parses a request to this hook (see `ChannelDefinition.receive`). */
-  receive(request: InboundRequest): Inbound;
+  receive(request: InboundRequest): Inbound | Promise<Inbound>;
   /** The reply cut into the pieces the platform accepts (Markdown-aware when the hook streams). */
   split(text: string): string[];
   /** Sends piece `index` of a reply (see `ChannelDefinition.deliver`), taking a turn of the shared limiter. */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ChannelDefinition } from './definition.js';
 import { discord } from './discord/discord-channel.js';
 import { generic } from './generic/generic-channel.js';
+import { mapped } from './mapped/mapped-channel.js';
 import { slack } from './slack/slack-channel.js';
 import { telegram } from './telegram/telegram-channel.js';
 
@@ -10,7 +11,7 @@ import { telegram } from './telegram/telegram-channel.js';
  * and the API and the worker find a hook's channel here: a new channel is its folder plus one
  * line below.
  */
-export const channelRegistry = [generic, slack, telegram, discord] as const;
+export const channelRegistry = [generic, slack, telegram, discord, mapped] as const;
 
 type ConfigOf<D> = D extends ChannelDefinition<infer Schema, infer Type> ? { type: Type } & z.output<Schema> : never;
 

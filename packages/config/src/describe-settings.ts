@@ -49,6 +49,7 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
     apiKeys: config.apiKeys.length,
     adminKeys: config.adminKeys.length,
     rateLimit: config.rateLimit ?? 'off',
+    events: config.events ?? 'off',
     limits: config.limits,
     sessions: config.sessions,
     worker: config.worker,

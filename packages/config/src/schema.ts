@@ -1,4 +1,10 @@
-import { type ChannelConfig, channelRegistry } from '@switchboard/channels';
+import {
+  type ChannelConfig,
+  channelRegistry,
+  findChannel,
+  standardWebhooksSecretSchema,
+  targetKeysProblem,
+} from '@switchboard/channels';
 import { z } from 'zod';
 
 const providerName = z
@@ -152,6 +158,14 @@ export const budgetSchema = z
   })
   .refine((b) => b.tokensPerDay !== undefined || b.costPerMonth !== undefined, 'set tokensPerDay, costPerMonth or both');
 
+/** Where delivery outcomes are pushed: `message.delivered` / `message.failed`, signed (Standard Webhooks). */
+export const eventsSchema = z.strictObject({
+  /** The receiver: each event is one POST, retried with back-off until it answers 2xx. */
+  url: z.url({ protocol: /^https?$/ }),
+  /** The signing secret, `whsec_` and base64 (as Standard Webhooks libraries take it). */
+  secret: standardWebhooksSecretSchema,
+});
+
 /** The keys every hook has, whatever its channel. */
 export const hookCommonSchema = z.strictObject({
   /** The model that answers this hook. @defaultValue the config's defaultModel */
@@ -162,6 +176,8 @@ export const hookCommonSchema = z.strictObject({
   system: z.string().optional(),
   /** What this hook's model calls may spend; a message over it fails with `insufficient_quota`. */
   budget: budgetSchema.optional(),
+  /** This hook's delivery events, instead of the global `events`. */
+  events: eventsSchema.optional(),
 });
 
 export type HookCommonConfig = z.infer<typeof hookCommonSchema>;
@@ -179,6 +195,28 @@ export const hookSchema = z.discriminatedUnion(
     channel.config.extend({ type: z.literal(channel.type), ...hookCommonSchema.shape }),
   ) as unknown as [z.ZodObject, ...z.ZodObject[]],
 ) as unknown as z.ZodType<HookConfig, unknown>;
+
+/**
+ * A hook that delivers through another (a mapped hook's `deliver: {hook: …}`) must name a
+ * configured hook whose channel takes targets, with that channel's target keys.
+ */
+function checkDeliveryThrough(hooks: Record<string, HookConfig>, context: z.RefinementCtx): void {
+  for (const [name, hook] of Object.entries(hooks)) {
+    const via = findChannel(hook.type)?.deliversThrough?.(hook);
+    if (!via) continue;
+    const path = [name, ...via.path];
+    const through = hooks[via.hook];
+    const target = through ? findChannel(through.type)?.target : undefined;
+    if (!through) {
+      context.addIssue({ code: 'custom', path: [...path, 'hook'], message: `there is no hook named '${via.hook}'` });
+    } else if (!target) {
+      context.addIssue({ code: 'custom', path: [...path, 'hook'], message: `a ${through.type} hook cannot deliver to a target` });
+    } else {
+      const problem = targetKeysProblem(target, Object.keys(via.target));
+      if (problem) context.addIssue({ code: 'custom', path, message: problem });
+    }
+  }
+}
 
 export const rateLimitSchema = z.strictObject({
   /** Requests per key (or client IP) per one-minute window. */
@@ -290,7 +328,8 @@ export const configSchema = z.strictObject({
   /** Inbound webhooks, served at `/hooks/<name>`. */
   hooks: z
     .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'hook names are letters, digits, "_" or "-"'), hookSchema)
-    .default({}),
+    .default({})
+    .superRefine(checkDeliveryThrough),
   worker: workerSchema.default(workerSchema.parse({})),
   /** When any are set, /v1 and /status need `Authorization: Bearer <key>`. */
   apiKeys: z.array(apiKeySchema).default([]),
@@ -340,6 +379,8 @@ export const configSchema = z.strictObject({
   usage: usageSchema.default(usageSchema.parse({})),
   /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
   cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
+  /** Delivery outcomes of every hook's messages, POSTed here (a hook's own `events` wins). */
+  events: eventsSchema.optional(),
 });
 
 export type ProviderConfig = z.infer<typeof providerSchema>;

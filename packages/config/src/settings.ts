@@ -147,6 +147,8 @@ function collectSecrets(config: FileConfig): string[] {
     ...hookSecrets,
     ...apiKeys,
     ...config.adminKeys,
+    config.events?.secret,
+    ...Object.values(config.hooks).map((hook) => hook.events?.secret),
   ].filter((k): k is string => !!k && k.length >= 4);
   return [...new Set(secrets)];
 }

@@ -19,12 +19,12 @@ const message = (text: string, dedupeKey: string | null = null): InboundMessage 
 });
 
 describe('acceptMessage', () => {
-  it('queues a version-2 message, first in line, with the retry policy', async () => {
+  it('queues a version-3 message, first in line, with the retry policy', async () => {
     fixture = createHubFixture({ attempts: 5, backoffMs: 40 });
     const { jobId, duplicate } = await acceptMessage(fixture.hub, 'team', message('hi'), 1_760_000_000_000);
     expect(duplicate).toBe(false);
     const job = await fixture.hub.queue.getJob(jobId);
-    expect(job?.data).toEqual({ v: 2, hook: 'team', message: message('hi'), receivedAt: 1_760_000_000_000, waits: false });
+    expect(job?.data).toEqual({ v: 3, hook: 'team', message: message('hi'), receivedAt: 1_760_000_000_000, waits: false });
     expect(job?.opts).toMatchObject({ attempts: 5, backoff: { type: 'switchboard', delay: 40 } });
     expect(await job?.getState()).toBe('waiting');
   });

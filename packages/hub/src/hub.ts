@@ -1,6 +1,7 @@
 import type { Settings } from '@switchboard/config';
 import type { Queue } from 'bullmq';
 import { type HubRedis, type RedisClient, withHubCommands } from './commands/index.js';
+import { DeliveryEvents } from './delivery-events.js';
 import { Exchange, type MemoryOptions } from './exchange.js';
 import { JobFeeds } from './job-feed.js';
 import { type HubKeys, hubKeys } from './keys.js';
@@ -28,6 +29,7 @@ export class Hub {
   readonly order: ConversationOrder;
   readonly exchange: Exchange;
   readonly feeds: JobFeeds;
+  readonly events: DeliveryEvents;
   readonly retentionSeconds: number;
 
   constructor(
@@ -45,10 +47,11 @@ export class Hub {
     });
     this.exchange = new Exchange(this.redis, this.keys, this.queue, options.memory);
     this.feeds = new JobFeeds(this.redis, this.keys);
+    this.events = new DeliveryEvents(redis, this.keys, this.retentionSeconds);
   }
 
   async close(): Promise<void> {
-    await this.queue.close().catch(() => {});
+    await Promise.all([this.queue.close().catch(() => {}), this.events.close()]);
   }
 }
 

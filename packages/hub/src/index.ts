@@ -1,6 +1,7 @@
 export * from './accept.js';
 export * from './activity.js';
 export { type HubCommands, type HubRedis, withHubCommands } from './commands/index.js';
+export * from './delivery-events.js';
 export * from './exchange.js';
 export * from './hub.js';
 export * from './job-feed.js';

@@ -11,9 +11,20 @@ const message = {
 };
 
 describe('readQueuedMessage', () => {
-  it('reads a version-2 message as it is', () => {
-    const data = { v: 2, hook: 'team', message, receivedAt: 1, waits: true };
+  it('reads a version-3 message as it is, the hook it delivers through included', () => {
+    const data = {
+      v: 3,
+      hook: 'github',
+      message: { ...message, deliverVia: { hook: 'team', target: { channel: 'C9' } } },
+      receivedAt: 1,
+      waits: true,
+    };
     expect(readQueuedMessage(data)).toEqual({ message: data, legacy: null });
+  });
+
+  it('reads a version-2 message queued by the previous release as version 3', () => {
+    const data = { v: 2, hook: 'team', message, receivedAt: 1, waits: true };
+    expect(readQueuedMessage(data)).toEqual({ message: { ...data, v: 3 }, legacy: null });
   });
 
   it('upgrades a job queued by the previous release, keeping what it had done', () => {
@@ -27,7 +38,7 @@ describe('readQueuedMessage', () => {
       delivered: 1,
     };
     expect(readQueuedMessage(v1)).toEqual({
-      message: { v: 2, hook: 'team', message, receivedAt: 1, waits: false },
+      message: { v: 3, hook: 'team', message, receivedAt: 1, waits: false },
       legacy: { reply: { text: 'hello', model: 'mock/gpt', created: 2 }, historySaved: true, delivered: 1 },
     });
     expect(readQueuedMessage({ hook: 'team', message, receivedAt: 1, after: null })?.legacy).toEqual({
@@ -37,7 +48,7 @@ describe('readQueuedMessage', () => {
   });
 
   it('reads nothing from data that is no hook message, or of a version it does not know', () => {
-    expect(readQueuedMessage({ v: 3, hook: 'team', message, receivedAt: 1, waits: false })).toBeNull();
+    expect(readQueuedMessage({ v: 4, hook: 'team', message, receivedAt: 1, waits: false })).toBeNull();
     expect(readQueuedMessage({ text: 'hi' })).toBeNull();
     expect(readQueuedMessage(null)).toBeNull();
   });

@@ -21,13 +21,20 @@ export const inboundMessageSchema = z.object({
   dedupeKey: z.string().nullable(),
   /** What the channel needs to deliver the reply (channel and thread, chat id, interaction token…). */
   replyTo: z.record(z.string(), z.union([z.string(), z.number()])),
+  /**
+   * Since version 3: the reply goes out through another configured hook instead of this one (a
+   * mapped hook's `deliver: {hook: team-slack, channel: C123}`): that hook's name and the target
+   * as the config named it, templates rendered. The worker turns `target` into that hook's
+   * `replyTo` when it delivers. Absent: the hook that received the message delivers.
+   */
+  deliverVia: z.object({ hook: z.string().min(1), target: z.record(z.string(), z.union([z.string(), z.number()])) }).optional(),
 });
 
 export type InboundMessage = z.infer<typeof inboundMessageSchema>;
 
-export const HOOK_MESSAGE_VERSION = 2;
+export const HOOK_MESSAGE_VERSION = 3;
 
-/** A queued hook message, version 2. */
+/** A queued hook message, version 3 (version 2 without `message.deliverVia`). */
 export const queuedMessageSchema = z.object({
   v: z.literal(HOOK_MESSAGE_VERSION),
   hook: z.string(),
@@ -42,6 +49,12 @@ export const queuedMessageSchema = z.object({
 });
 
 export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
+
+/** Version 2: the same shape, before a message could name another hook to deliver through. */
+const version2Schema = queuedMessageSchema.extend({
+  v: z.literal(2),
+  message: inboundMessageSchema.omit({ deliverVia: true }),
+});
 
 /**
  * Version 1 (before `v` existed): progress was kept in the job data itself. Read only to upgrade
@@ -66,12 +79,14 @@ export interface LegacyProgress {
 }
 
 /**
- * Reads job data of any version this release understands: the message as version 2, plus what a
+ * Reads job data of any version this release understands: the message as version 3, plus what a
  * version-1 job had already done. Null when the data is no hook message at all.
  */
 export function readQueuedMessage(data: unknown): { message: QueuedMessage; legacy: LegacyProgress | null } | null {
   const current = queuedMessageSchema.safeParse(data);
   if (current.success) return { message: current.data, legacy: null };
+  const version2 = version2Schema.safeParse(data);
+  if (version2.success) return { message: { ...version2.data, v: HOOK_MESSAGE_VERSION }, legacy: null };
   const old = legacyQueuedMessageSchema.safeParse(data);
   if (!old.success) return null;
   const { hook, message, receivedAt, reply, historySaved, delivered } = old.data;

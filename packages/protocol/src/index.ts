@@ -1,5 +1,6 @@
 export * from './chat-request.js';
 export * from './chat-response.js';
+export * from './delivery-event.js';
 export * from './embeddings.js';
 export * from './error-body.js';
 export * from './errors.js';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Hook } from '@switchboard/channels';
 import type { HookConfig } from '@switchboard/config';
-import { AppError, type InboundMessage } from '@switchboard/protocol';
+import { AppError } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
 import { requireJsonContentType } from '../middleware/json-guards.js';
@@ -9,6 +9,7 @@ import { readRawBody } from '../middleware/raw-body.js';
 import { acceptMessage, findHook } from '../services/hook-service.js';
 import { resumeFrom, streamJobFeed } from '../services/job-feed-service.js';
 import { readJob } from '../services/job-service.js';
+import { waitForJob } from '../services/job-wait.js';
 
 /** Inbound webhooks: every hook type behind one route; the adapter decides what the body means. */
 export function hooksRoutes(router: Router, deps: AppDeps): void {
@@ -18,17 +19,23 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
     const hook = findHook(deps, ctx.params.name);
     requireJsonContentType(ctx);
     const rawBody = await readRawBody(ctx.req, hookLimit);
-    const inbound = hook.receive({ headers: ctx.headers, rawBody, now: Date.now() });
+    const inbound = await hook.receive({ headers: ctx.headers, rawBody, now: Date.now() });
     ctx.state.log = { hook: hook.name };
-    const answer = inbound.kind === 'answer' ? inbound.answer : inbound.ack(await queue(inbound.message));
+    if (inbound.kind === 'answer') {
+      ctx.status = inbound.answer.status;
+      ctx.body = inbound.answer.body;
+      return;
+    }
+    const queued = await acceptMessage(deps, hook.name, inbound.message);
+    ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
+    // A caller held for its reply gets the job once it is over; a repeat is never answered with it.
+    const view =
+      inbound.waitMs && !queued.duplicate
+        ? await waitForJob(deps, hook.name, queued.jobId, inbound.waitMs, clientSignal(ctx))
+        : null;
+    const answer = view ? { status: 200, body: view } : inbound.ack(queued.jobId, queued.duplicate);
     ctx.status = answer.status;
     ctx.body = answer.body;
-
-    async function queue(message: InboundMessage): Promise<string> {
-      const queued = await acceptMessage(deps, hook.name, message);
-      ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
-      return queued.jobId;
-    }
   });
 
   router.get('/hooks/:name/jobs/:id', async (ctx) => {
@@ -56,7 +63,7 @@ function readableHook(
 ): Hook<HookConfig> {
   const hook = findHook(deps, name);
   if (!hook.authorizeJobRead) {
-    throw new AppError('Job look-ups are only offered on generic hooks.', {
+    throw new AppError('Job look-ups are only offered on generic and mapped hooks.', {
       status: 404,
       type: 'invalid_request_error',
       code: 'not_found',

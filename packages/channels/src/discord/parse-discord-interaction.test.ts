@@ -28,7 +28,7 @@ describe('parseDiscordInteraction', () => {
       dedupeKey: '1329481234567890123',
       replyTo: { token: 'aW50ZXJhY3Rpb246MTMyOTQ4MTIzNDU2Nzg5MDEyMzpzZWNyZXQ', channel_id: '900000000000000002' },
     });
-    expect(inbound.ack('job-1')).toEqual({ status: 200, body: { type: 5 } });
+    expect(inbound.ack('job-1', false)).toEqual({ status: 200, body: { type: 5 } });
   });
 
   it('finds the prompt inside a subcommand group and subcommand', () => {

@@ -19,7 +19,7 @@ describe('parseGenericRequest', () => {
       dedupeKey: null,
       replyTo: {},
     });
-    expect(inbound.ack('job-1')).toEqual({ status: 202, body: { id: 'job-1', status: 'queued' } });
+    expect(inbound.ack('job-1', false)).toEqual({ status: 202, body: { id: 'job-1', status: 'queued' } });
   });
 
   it('uses the Idempotency-Key header as the dedupe key', () => {

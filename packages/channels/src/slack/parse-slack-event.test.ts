@@ -30,7 +30,7 @@ describe('parseSlackEvent', () => {
       dedupeKey: 'C0123:1736942400.000100',
       replyTo: { channel: 'C0123', thread_ts: '1736942400.000100', team: 'T0001' },
     });
-    expect(inbound.ack('job-1')).toEqual({ status: 200, body: { ok: true } });
+    expect(inbound.ack('job-1', false)).toEqual({ status: 200, body: { ok: true } });
   });
 
   it('gives a mention the same dedupe key whether it comes as message or app_mention', () => {

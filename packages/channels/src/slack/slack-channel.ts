@@ -17,7 +17,7 @@ import { verifySlackSignature } from './verify-slack-signature.js';
 export const SLACK_TEXT_LIMIT = 40_000;
 
 /** What `parseSlackEvent` stored in `replyTo`; checked again because it comes back from the job store. */
-const slackReplyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1) });
+const slackReplyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1).optional() });
 
 /** Slack through the Events API: signed requests in, `chat.postMessage` in the message's thread out. */
 export const slack = defineChannel({
@@ -42,6 +42,15 @@ export const slack = defineChannel({
 
   live: { textLength: SLACK_STREAM_LIMIT, open: slackLive },
 
+  /** Another hook's replies into a channel (`channel: C123`), in a thread when `thread` is a message ts. */
+  target: {
+    schema: z.strictObject({ channel: z.string().min(1), thread: z.string().optional() }),
+    replyTo: (target) => ({
+      channel: String(target.channel),
+      ...(typeof target.thread === 'string' && target.thread !== '' ? { thread_ts: target.thread } : {}),
+    }),
+  },
+
   sendTarget(message, config) {
     const target = slackReplyToSchema.safeParse(message.replyTo);
     return target.success ? { key: target.data.channel, rules: [config.sendLimits.channel] } : null;
@@ -50,13 +59,13 @@ export const slack = defineChannel({
   async deliver({ message, text }, { hook, config, http }) {
     const label = `Hook '${hook}': Slack chat.postMessage`;
     const target = slackReplyToSchema.safeParse(message.replyTo);
-    if (!target.success) throw new DeliveryError(`${label}: the job holds no Slack channel and thread`, false);
+    if (!target.success) throw new DeliveryError(`${label}: the job holds no Slack channel`, false);
     const reply = await http.send({
       label,
       method: 'POST',
       url: joinUrl(config.apiUrl, 'chat.postMessage'),
       headers: { authorization: `Bearer ${config.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-      body: { channel: target.data.channel, text, thread_ts: target.data.thread_ts },
+      body: { channel: target.data.channel, text, ...(target.data.thread_ts ? { thread_ts: target.data.thread_ts } : {}) },
     });
     const secrets = [config.botToken, config.signingSecret];
     const retryAfterMs = parseRetryAfter(reply.headers['retry-after']);

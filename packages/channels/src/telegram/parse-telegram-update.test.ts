@@ -18,7 +18,7 @@ describe('parseTelegramUpdate', () => {
       dedupeKey: '987654321',
       replyTo: { chat_id: -100_987_654_321, message_id: 42 },
     });
-    expect(inbound.ack('job-1')).toEqual({ status: 200, body: { ok: true } });
+    expect(inbound.ack('job-1', false)).toEqual({ status: 200, body: { ok: true } });
   });
 
   it('treats /start as ordinary text', () => {

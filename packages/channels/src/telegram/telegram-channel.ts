@@ -15,7 +15,7 @@ import { verifyTelegramSecret } from './verify-telegram-secret.js';
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
 /** What `parseTelegramUpdate` stored in `replyTo`; checked again because it comes back from the job store. */
-const telegramReplyToSchema = z.object({ chat_id: z.int(), message_id: z.int() });
+const telegramReplyToSchema = z.object({ chat_id: z.int(), message_id: z.int().optional() });
 
 /** A Telegram bot through its webhook: secret-token-checked updates in, `sendMessage` replies out. */
 export const telegram = defineChannel({
@@ -39,6 +39,20 @@ export const telegram = defineChannel({
 
   live: { open: telegramLive },
 
+  /** Another hook's replies into a chat (`chat: -100…`), as new messages. */
+  target: {
+    schema: z.strictObject({
+      chat: z.union([
+        z.int(),
+        z
+          .string()
+          .regex(/^-?\d{1,20}$/, 'a chat id')
+          .transform(Number),
+      ]),
+    }),
+    replyTo: (target) => ({ chat_id: Number(target.chat) }),
+  },
+
   /** Replies to a chat share its limits; groups (negative ids) have the per-minute one too. */
   sendTarget(message, config) {
     const target = telegramReplyToSchema.safeParse(message.replyTo);
@@ -51,14 +65,14 @@ export const telegram = defineChannel({
   async deliver({ message, text, index }, { hook, config, http }) {
     const label = `Hook '${hook}': Telegram sendMessage`;
     const target = telegramReplyToSchema.safeParse(message.replyTo);
-    if (!target.success) throw new DeliveryError(`${label}: the job holds no Telegram chat and message`, false);
+    if (!target.success) throw new DeliveryError(`${label}: the job holds no Telegram chat`, false);
     const { chat_id, message_id } = target.data;
     const reply = await http.send({
       label,
       method: 'POST',
       url: joinUrl(config.apiUrl, `bot${config.botToken}/sendMessage`),
       body:
-        index === 0
+        index === 0 && message_id !== undefined
           ? // Still answer if the user deleted their message meanwhile.
             { chat_id, text, reply_parameters: { message_id, allow_sending_without_reply: true } }
           : { chat_id, text },
