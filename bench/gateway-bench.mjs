@@ -13,6 +13,7 @@ import { machineBusyMs, processCpuMs } from './cpu.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { burst, measure, summarize } from './load.mjs';
+import { COST_SCENARIOS, COST_SWITCHES, costReport, measureCost } from './observability-cost.mjs';
 import { cpuTable, goals, mainTable, ttfbTable } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,6 +43,10 @@ const gatewayNodeArgs = nodeArgsFromEnv('BENCH_GATEWAY_NODE_ARGS');
 const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
 // The provider's pool size (providers.bench.maxConnections); unset: Switchboard's default.
 const maxConnections = numberFromEnv('BENCH_MAX_CONNECTIONS', 0, { integer: true });
+// The observability cost section (observability-cost.mjs): on (default), off, or only it.
+const costMode = ['on', 'off', 'only'].includes(env.BENCH_COST) ? env.BENCH_COST : 'on';
+const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 2)));
+const costIds = env.BENCH_COST_SCENARIOS?.split(',').map((id) => id.trim()) ?? COST_SCENARIOS;
 const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `bench-${randomBytes(6).toString('hex')}`;
 
@@ -70,26 +75,42 @@ async function main() {
   const upstream = spawnChild('upstream', [join(here, 'upstream-server.mjs')], { ...env, PORT: '0', HOST: '127.0.0.1' }, 'pipe');
   const upstreamPort = await readPort(upstream);
 
-  const configPath = join(tempDir, 'switchboard.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      defaultModel: 'bench/gpt-4o-mini',
-      providers: {
-        bench: {
-          type: 'openai',
-          baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
-          apiKey: API_KEY,
-          models: ['gpt-4o-mini'],
-          ...(maxConnections ? { maxConnections } : {}),
+  const writeConfig = (name, extra) => {
+    const path = join(tempDir, name);
+    writeFileSync(
+      path,
+      JSON.stringify({
+        defaultModel: 'bench/gpt-4o-mini',
+        providers: {
+          bench: {
+            type: 'openai',
+            baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
+            apiKey: API_KEY,
+            models: ['gpt-4o-mini'],
+            ...(maxConnections ? { maxConnections } : {}),
+          },
         },
-      },
-    }),
+        ...extra,
+      }),
+    );
+    return path;
+  };
+  const startGateway = async (name, configPath) => {
+    const port = await freePort();
+    const child = spawnChild(name, [...gatewayNodeArgs, apiMain], gatewayEnv(port, configPath), 'ignore');
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHealth(origin, child);
+    return { child, origin };
+  };
+  // The main gateway runs with observability as configured by default (on); a twin runs with it off.
+  const { child: gateway, origin: gatewayOrigin } = await startGateway(
+    'gateway',
+    writeConfig('switchboard.json', COST_SWITCHES.on),
   );
-  const gatewayPort = await freePort();
-  const gateway = spawnChild('gateway', [...gatewayNodeArgs, apiMain], gatewayEnv(gatewayPort, configPath), 'ignore');
-  const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
-  await waitForHealth(gatewayOrigin, gateway);
+  const measureCostToo = costMode !== 'off' && apiMain === builtApi;
+  const twin = measureCostToo
+    ? await startGateway('gateway (observability off)', writeConfig('off.json', COST_SWITCHES.off))
+    : null;
 
   const headers = { authorization: `Bearer ${API_KEY}` };
   const targets = {
@@ -114,7 +135,7 @@ async function main() {
 
   console.log(header());
   const runs = new Map(scenarios.map((scenario) => [scenario.id, { direct: [], gateway: [] }]));
-  for (let round = 1; round <= rounds; round++) {
+  for (let round = 1; round <= (costMode === 'only' ? 0 : rounds); round++) {
     for (const scenario of scenarios) {
       // ABBA: alternate which target goes first, so a drift in machine load hits both alike.
       const order = round % 2 === 1 ? [targets.direct, targets.gateway] : [targets.gateway, targets.direct];
@@ -131,24 +152,43 @@ async function main() {
       }
     }
   }
-  const rows = scenarios.map((scenario) => ({
+  const rows = (costMode === 'only' ? [] : scenarios).map((scenario) => ({
     scenario,
     direct: summarize(runs.get(scenario.id).direct),
     gateway: summarize(runs.get(scenario.id).gateway),
   }));
 
-  console.log(`\n${mainTable(rows)}\n`);
-  const ttfb = ttfbTable(rows);
-  if (ttfb) console.log(`Streaming, time to first body byte (ms):\n\n${ttfb}\n`);
-  const cpu = cpuTable(rows);
-  if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution) and CPU use (cores):\n\n${cpu}\n`);
-  console.log(`${goals(rows)}\n`);
+  if (rows.length) {
+    console.log(`\n${mainTable(rows)}\n`);
+    const ttfb = ttfbTable(rows);
+    if (ttfb) console.log(`Streaming, time to first body byte (ms):\n\n${ttfb}\n`);
+    const cpu = cpuTable(rows);
+    if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution) and CPU use (cores):\n\n${cpu}\n`);
+    console.log(`${goals(rows)}\n`);
+  }
 
-  const broken = rows.flatMap((row) =>
-    ['direct', 'gateway']
-      .filter((name) => row[name].errors > 0)
-      .map((name) => `${row.scenario.id} ${name}: ${row[name].errors} errors, first: ${row[name].firstError}`),
-  );
+  let costRows = [];
+  if (twin) {
+    const compared = SCENARIOS.filter((s) => costIds.includes(s.id) && !s.burst);
+    const off = { ...targets.gateway, name: 'gateway (observability off)', origin: twin.origin };
+    costRows = await measureCost({ on: targets.gateway, off }, compared, costRounds, (target, scenario) =>
+      measure(target, { ...options, stream: scenario.stream, connections: scenario.connections }),
+    );
+    console.log(`${costReport(costRows)}\n`);
+  }
+
+  const broken = [
+    ...rows.flatMap((row) =>
+      ['direct', 'gateway']
+        .filter((name) => row[name].errors > 0)
+        .map((name) => `${row.scenario.id} ${name}: ${row[name].errors} errors, first: ${row[name].firstError}`),
+    ),
+    ...costRows.flatMap((row) =>
+      ['on', 'off']
+        .filter((name) => row[name].errors > 0)
+        .map((name) => `cost ${row.scenario.id} ${name}: ${row[name].errors} errors, first: ${row[name].firstError}`),
+    ),
+  ];
   if (broken.length) {
     console.error(`bench: requests failed, so these numbers are not to be trusted:\n  ${broken.join('\n  ')}`);
     return shutdown(1);

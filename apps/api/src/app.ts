@@ -9,10 +9,12 @@ import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { v1Metrics } from './middleware/v1-metrics.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
 import { hooksRoutes } from './routes/hooks.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { modelsRoutes } from './routes/models.js';
 import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
@@ -37,8 +39,10 @@ export function createApp(deps: AppDeps): Koa {
   healthRoutes(router, deps);
   statusRoutes(router, deps);
   hooksRoutes(router, deps);
+  metricsRoutes(router, deps);
 
   app.use(requestContext(deps.logger));
+  if (deps.metrics) app.use(v1Metrics(deps.metrics, deps.gateway));
   app.use(errorHandler(deps.logger));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -1,7 +1,8 @@
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
-import { createHub, type Hub } from '@switchboard/hub';
+import { createHub, type Hub, queueCounts } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
+import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metrics';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
@@ -46,6 +47,8 @@ export interface AppDeps {
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
   workers: WorkerRegistry;
+  /** Prometheus metrics, unless `metrics.enabled` is false. */
+  metrics?: Metrics;
   version: string;
   startedAt: Date;
   /** Closes pools, the queue (if it was made) and Redis; each step bounded, so Redis being away never holds it. */
@@ -60,9 +63,11 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.keyPrefix);
+  const metrics = settings.config.metrics.enabled ? new Metrics('api') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
     createGateway(settings, {
+      ...(metrics ? { observer: gatewayMetrics(metrics) } : {}),
       log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
       onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
@@ -77,23 +82,46 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
     log: logger,
   });
   const sessions = new ActiveSessions(redis, keys, settings.config.sessions.activeWindowSeconds);
+  const workers = new WorkerRegistry(redis, keys);
+  const readyHub = async () => {
+    if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
+    hub ??= createHub(redis, settings);
+    return hub;
+  };
+  if (metrics) {
+    const hookList = [...hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
+    registerSharedGauges(metrics, {
+      read: async () => {
+        if (redis.status !== 'ready') throw new Error('redis not ready');
+        const [channels, activeSessions, queue, live] = await Promise.all([
+          channelStats.read(hookList),
+          sessions.count(),
+          readyHub().then((ready) => queueCounts(ready.queue)),
+          workers.list(),
+        ]);
+        return {
+          queue,
+          channels: new Map(channels.map((channel) => [channel.name, channel.connected === true])),
+          activeSessions,
+          workerProcesses: live.length,
+        };
+      },
+    });
+  }
   return {
     settings,
     logger,
     gateway,
     redis,
     keys,
-    readyHub: async () => {
-      if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-      hub ??= createHub(redis, settings);
-      return hub;
-    },
+    readyHub,
     hooks,
     channelStats,
     channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
     sessions,
-    workers: new WorkerRegistry(redis, keys),
+    workers,
+    ...(metrics ? { metrics } : {}),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),
     version: overrides.version ?? packageVersion(new URL('../package.json', import.meta.url)),
     startedAt: new Date(),

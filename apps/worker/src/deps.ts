@@ -2,6 +2,7 @@ import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboa
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
+import { deliveryMetrics, gatewayMetrics, Metrics } from '@switchboard/metrics';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   ChannelChecks,
@@ -34,6 +35,8 @@ export interface WorkerDeps {
   channelStats: ChannelStats;
   channelChecks: ChannelChecks;
   workers: WorkerRegistry;
+  /** Prometheus metrics of this process, unless `metrics.enabled` is false. */
+  metrics?: Metrics;
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
@@ -44,9 +47,11 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
   const redisWatch = watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.keyPrefix);
+  const metrics = settings.config.metrics.enabled ? new Metrics('worker') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
     createGateway(settings, {
+      ...(metrics ? { observer: gatewayMetrics(metrics) } : {}),
       retries: false,
       log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
@@ -54,7 +59,10 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     }),
   );
   // Sends to a platform target are spaced by turns all workers share.
-  const hooks = createHooks(settings.config.hooks, { gate: new SendLimiter(redis, keys) });
+  const hooks = createHooks(settings.config.hooks, {
+    gate: new SendLimiter(redis, keys),
+    ...(metrics ? { onPlatformCall: deliveryMetrics(metrics) } : {}),
+  });
   const channelStats = new ChannelStats(redis, keys);
   return {
     settings,
@@ -70,6 +78,7 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
       log: logger,
     }),
     workers: new WorkerRegistry(redis, keys),
+    ...(metrics ? { metrics } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { settlesWithin } from '@switchboard/state';
 import { type Job, Worker } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { measured } from './job-metrics.js';
 import { createProcessor } from './processor.js';
 
 /** After the grace period, how long cancelled jobs get to go back to the queue before the connection is dropped. */
@@ -25,7 +26,7 @@ export interface RunningWorker {
 /** Starts consuming the inbound queue with the configured concurrency, writes heartbeats, checks channels. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const { concurrency, lockMs, backoffMs, shutdownGraceMs } = deps.settings.config.worker;
-  const processMessage = createProcessor(deps);
+  const processMessage = deps.metrics ? measured(deps.metrics, createProcessor(deps)) : createProcessor(deps);
   let running = 0;
   const counted = async (job: Job, token: string | undefined, signal: AbortSignal | undefined) => {
     running++;

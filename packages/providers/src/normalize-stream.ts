@@ -5,12 +5,14 @@ import { countPromptTokens, countText, makeUsage } from './usage.js';
 /**
  * Makes any provider's chunks a well-formed OpenAI stream: the first delta of each choice
  * carries `role`, every choice ends with a `finish_reason`, and with
- * `stream_options.include_usage` a last chunk holds `choices: []` and the usage.
+ * `stream_options.include_usage` a last chunk holds `choices: []` and the usage. `onUsage`
+ * hears the usage at the end when it is known (reported, or counted for include_usage).
  */
 export async function* normalizeStream(
   upstream: AsyncIterable<ProviderChunk>,
   request: ChatCompletionRequest,
   head: { id: string; model: string; created: number },
+  onUsage?: (usage: Usage) => void,
 ): AsyncGenerator<ChatCompletionChunk> {
   const started = new Set<number>();
   const finished = new Set<number>();
@@ -48,7 +50,9 @@ export async function* normalizeStream(
       })),
     );
   }
-  if (wantsUsage) {
-    yield { ...chunk([]), usage: usage ?? makeUsage(countPromptTokens(request.messages), countText(text)) };
-  }
+  if (wantsUsage) usage ??= makeUsage(countPromptTokens(request.messages), countText(text));
+  // Without include_usage, tokens are known only when the upstream reported them: counting
+  // every streamed reply would put the tokenizer on the hot path.
+  if (usage) onUsage?.(usage);
+  if (wantsUsage && usage) yield { ...chunk([]), usage };
 }

@@ -25,6 +25,7 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
     ctx.body = answer.body;
 
     async function queue(message: InboundMessage): Promise<string> {
+      deps.metrics?.hookReceived.inc({ hook: hook.name });
       const queued = await acceptMessage(deps, hook.name, message);
       ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
       return queued.jobId;

@@ -26,6 +26,7 @@ export async function acceptMessage(deps: AppDeps, hook: string, message: Inboun
     throw serviceUnavailable('The message could not be queued; try again shortly.', 'queue_unavailable');
   }
   if (!queued.duplicate) {
+    deps.metrics?.hookQueued.inc({ hook });
     deps.channelStats.recordInbound(hook);
     deps.sessions.touch(`hook:${conversationKey(hook, message.conversation)}`);
   }

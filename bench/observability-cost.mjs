@@ -1,0 +1,72 @@
+// What observability costs on /v1: the same gateway started twice in one run, with everything on
+// and everything off, measured in ABBA order on the same scenarios, and the throughput ratio.
+import { summarize } from './load.mjs';
+import { markdownTable } from './report.mjs';
+
+/** The issue's bound: with observability on, /v1 throughput may drop by at most this share. */
+export const MAX_COST_SHARE = 0.05;
+
+/**
+ * The config each side of the comparison adds to the gateway's. A switch that must be measured
+ * (usage accounting, when it lands) goes in both: on in `on`, off in `off`.
+ */
+export const COST_SWITCHES = {
+  on: { metrics: { enabled: true } /* usage accounting: add its "on" switch here */ },
+  off: { metrics: { enabled: false } /* usage accounting: add its "off" switch here */ },
+};
+
+/** The scenarios compared (ids of gateway-bench's SCENARIOS); BENCH_COST_SCENARIOS overrides. */
+export const COST_SCENARIOS = ['json-32', 'sse-8'];
+
+/**
+ * Runs each scenario against `on` and `off` for `rounds` rounds, alternating which goes first.
+ * @param {{ on: object, off: object }} targets load targets (load.mjs), one per gateway
+ * @param {{ id: string, stream: boolean, connections: number }[]} scenarios
+ * @param {(target: object, scenario: object) => Promise<import('./load.mjs').Run>} run
+ */
+export async function measureCost(targets, scenarios, rounds, run) {
+  const rows = [];
+  for (const scenario of scenarios) {
+    const runs = { on: [], off: [] };
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? ['on', 'off'] : ['off', 'on'];
+      for (const side of order) {
+        process.stderr.write(`bench: cost round ${round}/${rounds} ${scenario.id} → observability ${side} … `);
+        const result = await run(targets[side], scenario);
+        runs[side].push(result);
+        process.stderr.write(
+          `${Math.round((result.latencies.length / result.elapsedMs) * 1000)} req/s, ${result.errors} errors\n`,
+        );
+      }
+    }
+    rows.push({ scenario, on: summarize(runs.on), off: summarize(runs.off) });
+  }
+  return rows;
+}
+
+/** The table and one verdict line per scenario. */
+export function costReport(rows) {
+  const table = markdownTable(
+    ['scenario', 'off rps', 'on rps', 'on ÷ off', 'cost', 'off p50', 'on p50', 'bound'],
+    rows.map(({ scenario, on, off }) => {
+      const ratio = on.rps / off.rps;
+      const errors = on.errors + off.errors;
+      return [
+        errors ? `${scenario.label} ⚠ ${errors} errors` : scenario.label,
+        Math.round(off.rps).toLocaleString('en-US'),
+        Math.round(on.rps).toLocaleString('en-US'),
+        ratio.toFixed(3),
+        `${((1 - ratio) * 100).toFixed(1)} %`,
+        `${off.latency.p50.toFixed(2)} ms`,
+        `${on.latency.p50.toFixed(2)} ms`,
+        1 - ratio <= MAX_COST_SHARE ? `met (≤ ${MAX_COST_SHARE * 100} %)` : `NOT met (> ${MAX_COST_SHARE * 100} %)`,
+      ];
+    }),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+  );
+  return [
+    'Observability cost: the same gateway with metrics on (default) and off (metrics.enabled: false), in one run, ABBA:',
+    '',
+    table,
+  ].join('\n');
+}
