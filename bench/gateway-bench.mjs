@@ -171,9 +171,16 @@ async function main() {
   if (twin) {
     const compared = SCENARIOS.filter((s) => costIds.includes(s.id) && !s.burst);
     const off = { ...targets.gateway, name: 'gateway (observability off)', origin: twin.origin };
-    costRows = await measureCost({ on: targets.gateway, off }, compared, costRounds, (target, scenario) =>
-      measure(target, { ...options, stream: scenario.stream, connections: scenario.connections }),
-    );
+    // The gateway's own CPU per request: what bounds its throughput, and steadier than req/s
+    // when other processes share the cores.
+    const pids = { [targets.gateway.origin]: gateway.process.pid, [off.origin]: twin.child.process.pid };
+    costRows = await measureCost({ on: targets.gateway, off }, compared, costRounds, (target, scenario) => {
+      const cpuProbe = () => {
+        const ms = processCpuMs(pids[target.origin]);
+        return ms === null ? null : { gateway: ms };
+      };
+      return measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+    });
     console.log(`${costReport(costRows)}\n`);
   }
 

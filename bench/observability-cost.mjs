@@ -47,9 +47,11 @@ export async function measureCost(targets, scenarios, rounds, run) {
 /** The table and one verdict line per scenario. */
 export function costReport(rows) {
   const table = markdownTable(
-    ['scenario', 'off rps', 'on rps', 'on ÷ off', 'cost', 'off p50', 'on p50', 'bound'],
+    ['scenario', 'off rps', 'on rps', 'on ÷ off', 'cost', 'off p50', 'on p50', 'CPU µs/req off', 'on', 'CPU cost', 'bound'],
     rows.map(({ scenario, on, off }) => {
       const ratio = on.rps / off.rps;
+      const cpuOff = off.cpuUsPerRequest?.gateway ?? Number.NaN;
+      const cpuOn = on.cpuUsPerRequest?.gateway ?? Number.NaN;
       const errors = on.errors + off.errors;
       return [
         errors ? `${scenario.label} ⚠ ${errors} errors` : scenario.label,
@@ -59,13 +61,17 @@ export function costReport(rows) {
         `${((1 - ratio) * 100).toFixed(1)} %`,
         `${off.latency.p50.toFixed(2)} ms`,
         `${on.latency.p50.toFixed(2)} ms`,
+        Number.isFinite(cpuOff) ? Math.round(cpuOff).toString() : 'n/a',
+        Number.isFinite(cpuOn) ? Math.round(cpuOn).toString() : 'n/a',
+        Number.isFinite(cpuOn / cpuOff) ? `${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %` : 'n/a',
         1 - ratio <= MAX_COST_SHARE ? `met (≤ ${MAX_COST_SHARE * 100} %)` : `NOT met (> ${MAX_COST_SHARE * 100} %)`,
       ];
     }),
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
   );
   return [
-    'Observability cost: the same gateway with metrics on (default) and off (metrics.enabled: false), in one run, ABBA:',
+    'Observability cost: the same gateway with metrics on (default) and off (metrics.enabled: false), in one run, ABBA;',
+    'cost = 1 − on ÷ off throughput; CPU cost = the gateway’s CPU per request, on against off (from /proc, 10 ms resolution):',
     '',
     table,
   ].join('\n');

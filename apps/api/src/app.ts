@@ -9,6 +9,7 @@ import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { traceRequests } from './middleware/trace-requests.js';
 import { v1Metrics } from './middleware/v1-metrics.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestContext(deps.logger));
   if (deps.metrics) app.use(v1Metrics(deps.metrics, deps.gateway));
+  if (deps.tracing) app.use(traceRequests(deps.tracing));
   app.use(errorHandler(deps.logger));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

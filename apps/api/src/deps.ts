@@ -23,6 +23,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 import { ResponseCache } from './services/response-cache.js';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
@@ -49,6 +50,8 @@ export interface AppDeps {
   workers: WorkerRegistry;
   /** Prometheus metrics, unless `metrics.enabled` is false. */
   metrics?: Metrics;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
+  tracing?: Tracing;
   version: string;
   startedAt: Date;
   /** Closes pools, the queue (if it was made) and Redis; each step bounded, so Redis being away never holds it. */
@@ -56,7 +59,11 @@ export interface AppDeps {
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
-export function createDeps(settings: Settings, overrides: { logger?: Logger; version?: string } = {}): AppDeps {
+export function createDeps(
+  settings: Settings,
+  overrides: { logger?: Logger; version?: string; tracing?: Tracing | undefined } = {},
+): AppDeps {
+  const { tracing } = overrides;
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
   const redis = createRedis(settings.redis);
@@ -67,7 +74,9 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
   const gateway = withRedisDroppedOnError(redis, () =>
     // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
     createGateway(settings, {
-      ...(metrics ? { observer: gatewayMetrics(metrics) } : {}),
+      ...(metrics || tracing
+        ? { observer: { ...(metrics ? gatewayMetrics(metrics) : {}), ...(tracing ? gatewayTracing(tracing) : {}) } }
+        : {}),
       log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
       onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
@@ -122,6 +131,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
     sessions,
     workers,
     ...(metrics ? { metrics } : {}),
+    ...(tracing ? { tracing } : {}),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),
     version: overrides.version ?? packageVersion(new URL('../package.json', import.meta.url)),
     startedAt: new Date(),
@@ -132,6 +142,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
         closeHooks(hooks),
         settlesWithin(hub?.close() ?? Promise.resolve(), 1_000),
         settlesWithin(Promise.all([channelStats.close(), sessions.close()]), 1_000),
+        tracing?.shutdown(),
       ]);
       redis.disconnect();
     },

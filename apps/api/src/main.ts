@@ -1,5 +1,6 @@
 import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
 import { createGateway } from '@switchboard/providers';
+import { startTracing } from '@switchboard/tracing';
 import { createDeps } from './deps.js';
 import { startServer } from './server.js';
 
@@ -10,7 +11,10 @@ const EXIT_MARGIN_MS = 5_000;
 const version = packageVersion(new URL('../package.json', import.meta.url));
 
 async function start(settings: Settings): Promise<void> {
-  const deps = createDeps(settings, { version });
+  const tracing = settings.tracing
+    ? await startTracing({ endpoint: settings.tracing.endpoint, serviceName: settings.tracing.serviceName ?? 'switchboard-api' })
+    : undefined;
+  const deps = createDeps(settings, { version, tracing });
   const running = await startServer(deps, settings.port, settings.host).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
     const why = err.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied';

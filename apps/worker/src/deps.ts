@@ -19,6 +19,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -37,10 +38,16 @@ export interface WorkerDeps {
   workers: WorkerRegistry;
   /** Prometheus metrics of this process, unless `metrics.enabled` is false. */
   metrics?: Metrics;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
+  tracing?: Tracing;
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
-export function createWorkerDeps(settings: Settings, overrides: { logger?: Logger } = {}): WorkerDeps {
+export function createWorkerDeps(
+  settings: Settings,
+  overrides: { logger?: Logger; tracing?: Tracing | undefined } = {},
+): WorkerDeps {
+  const { tracing } = overrides;
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
   const redis = createQueueRedis(settings.redis);
@@ -51,7 +58,9 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
   const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
     createGateway(settings, {
-      ...(metrics ? { observer: gatewayMetrics(metrics) } : {}),
+      ...(metrics || tracing
+        ? { observer: { ...(metrics ? gatewayMetrics(metrics) : {}), ...(tracing ? gatewayTracing(tracing) : {}) } }
+        : {}),
       retries: false,
       log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
@@ -79,6 +88,7 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     }),
     workers: new WorkerRegistry(redis, keys),
     ...(metrics ? { metrics } : {}),
+    ...(tracing ? { tracing } : {}),
   };
 }
 
@@ -93,6 +103,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
     settlesWithin(deps.hub.close(), 1_000),
     closeHooks(deps.hooks),
     deps.gateway.registry.close(),
+    deps.tracing?.shutdown(),
   ]);
   deps.redis.disconnect();
 }

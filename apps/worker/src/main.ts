@@ -1,5 +1,6 @@
 import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
 import { createGateway } from '@switchboard/providers';
+import { startTracing } from '@switchboard/tracing';
 import { closeWorkerDeps, createWorkerDeps } from './deps.js';
 import { startMetricsServer } from './metrics-server.js';
 import { startWorker } from './worker.js';
@@ -13,7 +14,13 @@ const EXIT_MARGIN_MS = 5_000;
  * plus five seconds, whatever Redis does.
  */
 async function start(settings: Settings): Promise<void> {
-  const deps = createWorkerDeps(settings);
+  const tracing = settings.tracing
+    ? await startTracing({
+        endpoint: settings.tracing.endpoint,
+        serviceName: settings.tracing.serviceName ?? 'switchboard-worker',
+      })
+    : undefined;
+  const deps = createWorkerDeps(settings, { tracing });
   const running = startWorker(deps);
   const { concurrency, shutdownGraceMs, metricsPort, metricsHost } = settings.config.worker;
   deps.logger.info('worker started', { worker_id: running.heartbeat.id, pid: process.pid, concurrency });

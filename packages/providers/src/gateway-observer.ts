@@ -19,4 +19,9 @@ export interface GatewayObserver {
   retry?(provider: string): void;
   /** A request for `model` was answered by the fallback target `fallback`. */
   fallback?(model: string, fallback: string): void;
+  /**
+   * A call to a deployment starts (traces); the function returned is called when it settles
+   * (a stream: once the upstream accepted it), with the error when it failed.
+   */
+  modelCall?(deployment: DeploymentRef): (error?: unknown) => void;
 }

@@ -174,12 +174,15 @@ export class Gateway {
       const members = target.members.map((m) => ({ id: m.model.id, weight: m.weight, value: m.model }));
       const order = orderDeployments(members, coolingFor, this.random);
       for (const [i, deployment] of order.entries()) {
+        const settled = this.observer?.modelCall?.(ref(deployment));
         try {
           const value = await call(deployment, i < order.length - 1 ? { ...ctx, maxRetries: 0 } : ctx);
+          settled?.();
           if (coolingFor(deployment.id) > 0) void this.cooldowns.recovered(deployment.id);
           if (t > 0) this.observer?.fallback?.(plan[0]!.name, target.name);
           return { deployment, value };
         } catch (err) {
+          settled?.(err);
           if (ctx.signal.aborted) throw err;
           if (err instanceof AppError) this.observer?.upstreamError?.(ref(deployment), err.code ?? String(err.status));
           if (!(err instanceof AppError) || !err.isRetryable) throw err;
