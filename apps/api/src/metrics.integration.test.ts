@@ -38,13 +38,24 @@ function platform(req: RecordedRequest, res: ServerResponse) {
   sendJson(res, 200, { ok: true });
 }
 
+/** The model: `gpt-4o` (served by the provider `flaky`) is always overloaded; the others answer. */
+function model(req: RecordedRequest, res: ServerResponse) {
+  if ((req.json as { model?: unknown }).model === 'gpt-4o')
+    return sendJson(res, 503, { error: { message: 'overloaded', type: 'server_error' } });
+  answerText(req, res, `reply to: ${lastUserText(req)}`);
+}
+
 beforeAll(async () => {
-  upstream = await startOpenAIUpstream((req, res) => answerText(req, res, `reply to: ${lastUserText(req)}`));
+  upstream = await startOpenAIUpstream(model);
   receiver = await startLocalServer(platform);
   gateway = await startGateway({
     config: {
       defaultModel: MODEL,
-      providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
+      providers: {
+        mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] },
+        flaky: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o'], maxRetries: 0 },
+      },
+      fallbacks: { 'flaky/gpt-4o': [MODEL] },
       apiKeys: [API_KEY],
       adminKeys: [ADMIN_KEY],
       hooks: { support: { type: 'generic', token: HOOK_TOKEN, replyUrl: `${receiver.url}/inbox`, stream: false } },
@@ -169,7 +180,7 @@ describe('API metrics after real traffic', () => {
     expect(after.samples.some((s) => s.labels.model === 'nobody/serves-this')).toBe(false);
   });
 
-  it('counts an upstream error and the retry that cured it', async () => {
+  it('counts the retry that cured an upstream 503', async () => {
     let failed = false;
     upstream.handle((req, res) => {
       if (!failed) {
@@ -185,8 +196,22 @@ describe('API metrics after real traffic', () => {
       const retries = (e: Exposition) => e.value('switchboard_upstream_retries_total', { provider: 'mock' });
       expect(retries(after) - retries(before)).toBe(1);
     } finally {
-      upstream.handle((req, res) => answerText(req, res, `reply to: ${lastUserText(req)}`));
+      upstream.handle(model);
     }
+  });
+
+  it('counts a deployment that failed and the fallback that answered instead', async () => {
+    const before = await scrape();
+    const res = await chat({ model: 'flaky/gpt-4o' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).model).toBe(MODEL);
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
+    expect(delta('switchboard_upstream_errors_total', { model: 'flaky/gpt-4o', provider: 'flaky' })).toBe(1);
+    expect(delta('switchboard_fallbacks_total', { model: 'flaky/gpt-4o', fallback: MODEL })).toBe(1);
+    // The request is counted under the deployment that answered it.
+    const answered = { route: '/v1/chat/completions', status: '200', model: MODEL, provider: 'mock' };
+    expect(delta('switchboard_v1_requests_total', answered)).toBe(1);
   });
 });
 
