@@ -1,17 +1,27 @@
 import type { Metrics } from './metrics.js';
 
+type Deployment = { id: string; provider: string };
+
 /**
  * The gateway's observer (providers `GatewayObserver`, matched by shape: providers does not
  * depend on this package): tokens, upstream errors, retries and fallbacks, counted in place.
+ * Token counters are bound to their labels once per deployment.
  */
 export function gatewayMetrics(metrics: Metrics) {
   const { tokens, upstreamErrors, upstreamRetries, fallbacks } = metrics;
+  const tokenCounters = new Map<string, { in: { inc(n: number): void }; out: { inc(n: number): void } }>();
   return {
-    usage(deployment: { id: string; provider: string }, promptTokens: number, completionTokens: number) {
-      tokens.inc({ model: deployment.id, provider: deployment.provider, direction: 'in' }, promptTokens);
-      tokens.inc({ model: deployment.id, provider: deployment.provider, direction: 'out' }, completionTokens);
+    usage(deployment: Deployment, promptTokens: number, completionTokens: number) {
+      let counters = tokenCounters.get(deployment.id);
+      if (!counters) {
+        const labels = { model: deployment.id, provider: deployment.provider };
+        counters = { in: tokens.labels({ ...labels, direction: 'in' }), out: tokens.labels({ ...labels, direction: 'out' }) };
+        tokenCounters.set(deployment.id, counters);
+      }
+      counters.in.inc(promptTokens);
+      counters.out.inc(completionTokens);
     },
-    upstreamError(deployment: { id: string; provider: string }, code: string) {
+    upstreamError(deployment: Deployment, code: string) {
       upstreamErrors.inc({ model: deployment.id, provider: deployment.provider, code });
     },
     retry(provider: string) {
