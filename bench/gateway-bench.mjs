@@ -45,7 +45,7 @@ const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
 const maxConnections = numberFromEnv('BENCH_MAX_CONNECTIONS', 0, { integer: true });
 // The observability cost section (observability-cost.mjs): on (default), off, or only it.
 const costMode = ['on', 'off', 'only'].includes(env.BENCH_COST) ? env.BENCH_COST : 'on';
-const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 2)));
+const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 6)));
 const costIds = env.BENCH_COST_SCENARIOS?.split(',').map((id) => id.trim()) ?? COST_SCENARIOS;
 const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `bench-${randomBytes(6).toString('hex')}`;
