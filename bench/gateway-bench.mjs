@@ -16,6 +16,7 @@ import { machineBusyMs, processCpuMs, treeCpuMs } from './cpu.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { burst, measure, summarize } from './load.mjs';
+import { COST_SCENARIOS, COST_SWITCHES, costReport, measureCost } from './observability-cost.mjs';
 import { cpuTable, floorGoals, floorTable, soakTable, ttfbTable } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -52,6 +53,10 @@ const processCounts = [
   ]),
 ];
 const soakSeconds = numberFromEnv('BENCH_SOAK_SECONDS', 0);
+// The observability cost section (observability-cost.mjs): on (default), off, or only it.
+const costMode = ['on', 'off', 'only'].includes(env.BENCH_COST) ? env.BENCH_COST : 'on';
+const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 6)));
+const costIds = env.BENCH_COST_SCENARIOS?.split(',').map((id) => id.trim()) ?? COST_SCENARIOS;
 const logLevel = env.BENCH_GATEWAY_LOG_LEVEL || 'info';
 const gatewayNodeArgs = nodeArgsFromEnv('BENCH_GATEWAY_NODE_ARGS');
 const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
@@ -85,22 +90,29 @@ async function main() {
   const upstream = spawnChild('upstream', [join(here, 'upstream-server.mjs')], { ...env, PORT: '0', HOST: '127.0.0.1' }, 'pipe');
   const upstreamPort = await readPort(upstream);
 
-  const configPath = join(tempDir, 'switchboard.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      defaultModel: 'bench/gpt-4o-mini',
-      providers: {
-        bench: {
-          type: 'openai',
-          baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
-          apiKey: API_KEY,
-          models: ['gpt-4o-mini'],
-          ...(maxConnections ? { maxConnections } : {}),
+  const writeConfig = (name, extra) => {
+    const path = join(tempDir, name);
+    writeFileSync(
+      path,
+      JSON.stringify({
+        defaultModel: 'bench/gpt-4o-mini',
+        providers: {
+          bench: {
+            type: 'openai',
+            baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
+            apiKey: API_KEY,
+            models: ['gpt-4o-mini'],
+            ...(maxConnections ? { maxConnections } : {}),
+          },
         },
-      },
-    }),
-  );
+        ...extra,
+      }),
+    );
+    return path;
+  };
+  // The gateways run with observability (metrics, usage accounting) on, as by default; a twin
+  // with it off measures what it costs.
+  const configPath = writeConfig('switchboard.json', COST_SWITCHES.on);
 
   const headers = { authorization: `Bearer ${API_KEY}` };
   const direct = {
@@ -111,16 +123,18 @@ async function main() {
     headers,
   };
   const targets = [direct];
-  const server = async (name, script, extraEnv = {}) => {
+  const server = async (name, script, extraEnv = {}, config = configPath) => {
     const port = await freePort();
-    const child = spawnChild(name, [...gatewayNodeArgs, script], { ...gatewayEnv(port, configPath), ...extraEnv }, 'ignore');
+    const child = spawnChild(name, [...gatewayNodeArgs, script], { ...gatewayEnv(port, config), ...extraEnv }, 'ignore');
     const origin = `http://127.0.0.1:${port}`;
     await waitForHealth(origin, child);
-    targets.push({ name, origin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers, pid: child.process.pid });
+    return { name, origin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers, pid: child.process.pid };
   };
-  await server('bare', bareProxy);
-  for (const count of processCounts) {
-    await server(count === 1 ? 'gateway' : `gateway×${count}`, apiMain, { API_PROCESSES: String(count) });
+  if (costMode !== 'only') {
+    targets.push(await server('bare', bareProxy));
+    for (const count of processCounts) {
+      targets.push(await server(count === 1 ? 'gateway' : `gateway×${count}`, apiMain, { API_PROCESSES: String(count) }));
+    }
   }
 
   // CPU ms so far of the upstream, of the target's server (all its processes), and of everything
@@ -137,7 +151,7 @@ async function main() {
 
   console.log(header());
   const runs = new Map(scenarios.map((scenario) => [scenario.id, Object.fromEntries(targets.map((t) => [t.name, []]))]));
-  for (let round = 1; round <= rounds; round++) {
+  for (let round = 1; round <= (costMode === 'only' ? 0 : rounds); round++) {
     for (const scenario of scenarios) {
       // Rotate which target goes first each round, so a drift in machine load hits all alike.
       const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]);
@@ -155,17 +169,36 @@ async function main() {
       }
     }
   }
-  const rows = scenarios.map((scenario) => ({
+  const rows = (costMode === 'only' ? [] : scenarios).map((scenario) => ({
     scenario,
     results: Object.fromEntries(targets.map((t) => [t.name, summarize(runs.get(scenario.id)[t.name])])),
   }));
 
-  console.log(`\n${floorTable(rows)}\n`);
-  const ttfb = ttfbTable(rows);
-  if (ttfb) console.log(`Streaming, time to first body byte (ms):\n\n${ttfb}\n`);
-  const cpu = cpuTable(rows);
-  if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution), the server's cores, and other load:\n\n${cpu}\n`);
-  console.log(`${floorGoals(rows)}\n`);
+  if (rows.length) {
+    console.log(`\n${floorTable(rows)}\n`);
+    const ttfb = ttfbTable(rows);
+    if (ttfb) console.log(`Streaming, time to first body byte (ms):\n\n${ttfb}\n`);
+    const cpu = cpuTable(rows);
+    if (cpu) console.log(`CPU per request (µs; from /proc, 10 ms resolution), the server's cores, and other load:\n\n${cpu}\n`);
+    console.log(`${floorGoals(rows)}\n`);
+  }
+
+  let costRows = [];
+  if (costMode !== 'off' && apiMain === builtApi) {
+    const on = targets.find((t) => t.name === 'gateway') ?? (await server('gateway', apiMain));
+    const off = await server('gateway (observability off)', apiMain, {}, writeConfig('off.json', COST_SWITCHES.off));
+    const compared = SCENARIOS.filter((s) => costIds.includes(s.id) && !s.burst);
+    // The gateway's own CPU per request: what bounds its throughput, and steadier than req/s
+    // when other processes share the cores.
+    costRows = await measureCost({ on, off }, compared, costRounds, (target, scenario) => {
+      const cpuProbe = () => {
+        const ms = processCpuMs(target.pid);
+        return ms === null ? null : { gateway: ms };
+      };
+      return measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+    });
+    console.log(`${costReport(costRows)}\n`);
+  }
 
   if (soakSeconds > 0) {
     const gateway = targets.find((t) => t.name === 'gateway');
@@ -174,11 +207,18 @@ async function main() {
     console.log(`${soakTable(samples)}\n`);
   }
 
-  const broken = rows.flatMap((row) =>
-    Object.entries(row.results)
-      .filter(([, result]) => result.errors > 0)
-      .map(([name, result]) => `${row.scenario.id} ${name}: ${result.errors} errors, first: ${result.firstError}`),
-  );
+  const broken = [
+    ...rows.flatMap((row) =>
+      Object.entries(row.results)
+        .filter(([, result]) => result.errors > 0)
+        .map(([name, result]) => `${row.scenario.id} ${name}: ${result.errors} errors, first: ${result.firstError}`),
+    ),
+    ...costRows.flatMap((row) =>
+      ['on', 'off']
+        .filter((name) => row[name].errors > 0)
+        .map((name) => `cost ${row.scenario.id} ${name}: ${row[name].errors} errors, first: ${row[name].firstError}`),
+    ),
+  ];
   if (broken.length) {
     console.error(`bench: requests failed, so these numbers are not to be trusted:\n  ${broken.join('\n  ')}`);
     return shutdown(1);

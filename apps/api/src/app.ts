@@ -10,6 +10,8 @@ import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { traceRequests } from './middleware/trace-requests.js';
+import { v1Metrics } from './middleware/v1-metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminUsageRoutes } from './routes/admin-usage.js';
 import { BULL_BOARD_PATH, bullBoard } from './routes/bull-board.js';
@@ -18,6 +20,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
 import { healthRoutes } from './routes/health.js';
 import { hooksRoutes } from './routes/hooks.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { modelsRoutes } from './routes/models.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { responsesRoutes } from './routes/responses.js';
@@ -48,6 +51,7 @@ export function appRouter(deps: AppDeps): Router {
   adminUsageRoutes(router, deps);
   dashboardRoutes(router);
   openApiRoutes(router, deps);
+  metricsRoutes(router, deps);
   return router;
 }
 
@@ -60,6 +64,8 @@ export function createApp(deps: AppDeps): Koa {
   const router = appRouter(deps);
 
   app.use(requestContext(deps.logger));
+  if (deps.metrics) app.use(v1Metrics(deps.metrics, deps.gateway));
+  if (deps.tracing) app.use(traceRequests(deps.tracing));
   app.use(errorHandler(deps.logger));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
-import { createHub, type Hub } from '@switchboard/hub';
+import { createHub, type Hub, queueCounts } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
+import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metrics';
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
@@ -26,6 +27,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 import { ResponseCache } from './services/response-cache.js';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
@@ -52,6 +54,10 @@ export interface AppDeps {
   /** Usage and spend per key, model and day; the keys' budgets (usage-meter.ts). */
   usage: { ledger: UsageLedger; meter: UsageMeter };
   workers: WorkerRegistry;
+  /** Prometheus metrics, unless `metrics.enabled` is false. */
+  metrics?: Metrics;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
+  tracing?: Tracing;
   version: string;
   startedAt: Date;
   /** Closes pools, the queue (if it was made) and Redis; each step bounded, so Redis being away never holds it. */
@@ -59,7 +65,11 @@ export interface AppDeps {
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
-export function createDeps(settings: Settings, overrides: { logger?: Logger; version?: string } = {}): AppDeps {
+export function createDeps(
+  settings: Settings,
+  overrides: { logger?: Logger; version?: string; tracing?: Tracing | undefined } = {},
+): AppDeps {
+  const { tracing } = overrides;
   // Under API_PROCESSES every line says which process wrote it (they share one stdout).
   const defaultMeta = cluster.isWorker ? { service: 'api', pid: process.pid } : { service: 'api' };
   const logger = overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta });
@@ -67,9 +77,13 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.keyPrefix);
+  const metrics = settings.config.metrics.enabled ? new Metrics('api') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
     createGateway(settings, {
+      ...(metrics || tracing
+        ? { observer: { ...(metrics ? gatewayMetrics(metrics) : {}), ...(tracing ? gatewayTracing(tracing) : {}) } }
+        : {}),
       log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
       onStoreError: throttledWarning(logger, 'deployment cooldowns unavailable: routing on this process’s own view'),
@@ -90,24 +104,48 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
     settings.config,
     throttledWarning(logger, 'usage not recorded: Redis did not take it'),
   );
+  const workers = new WorkerRegistry(redis, keys);
+  const readyHub = async () => {
+    if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
+    hub ??= createHub(redis, settings);
+    return hub;
+  };
+  if (metrics) {
+    const hookList = [...hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
+    registerSharedGauges(metrics, {
+      read: async () => {
+        if (redis.status !== 'ready') throw new Error('redis not ready');
+        const [channels, activeSessions, queue, live] = await Promise.all([
+          channelStats.read(hookList),
+          sessions.count(),
+          readyHub().then((ready) => queueCounts(ready.queue)),
+          workers.list(),
+        ]);
+        return {
+          queue,
+          channels: new Map(channels.map((channel) => [channel.name, channel.connected === true])),
+          activeSessions,
+          workerProcesses: live.length,
+        };
+      },
+    });
+  }
   return {
     settings,
     logger,
     gateway,
     redis,
     keys,
-    readyHub: async () => {
-      if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-      hub ??= createHub(redis, settings);
-      return hub;
-    },
+    readyHub,
     hooks,
     channelStats,
     channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
     usage,
     sessions,
-    workers: new WorkerRegistry(redis, keys),
+    workers,
+    ...(metrics ? { metrics } : {}),
+    ...(tracing ? { tracing } : {}),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),
     version: overrides.version ?? packageVersion(new URL('../package.json', import.meta.url)),
     startedAt: new Date(),
@@ -118,6 +156,7 @@ export function createDeps(settings: Settings, overrides: { logger?: Logger; ver
         closeHooks(hooks),
         settlesWithin(hub?.close() ?? Promise.resolve(), 1_000),
         settlesWithin(Promise.all([channelStats.close(), sessions.close()]), 1_000),
+        tracing?.shutdown(),
       ]);
       redis.disconnect();
     },

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
 import { createLogger } from '@switchboard/logger';
 import { createGateway } from '@switchboard/providers';
+import { startTracing } from '@switchboard/tracing';
 import { superviseApiProcesses } from './api-processes.js';
 import { createDeps } from './deps.js';
 import { startServer } from './server.js';
@@ -18,7 +19,10 @@ async function start(settings: Settings): Promise<void> {
     const logger = createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'api' } });
     return superviseApiProcesses(settings, logger, fileURLToPath(import.meta.url));
   }
-  const deps = createDeps(settings, { version });
+  const tracing = settings.tracing
+    ? await startTracing({ endpoint: settings.tracing.endpoint, serviceName: settings.tracing.serviceName ?? 'switchboard-api' })
+    : undefined;
+  const deps = createDeps(settings, { version, tracing });
   const running = await startServer(deps, settings.port, settings.host).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
     const why = err.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied';

@@ -51,6 +51,8 @@ export interface SendOptions<T> {
   logger: Logger;
   /** Sees each event as it is written (the response cache records them). */
   onEvent?: (event: T) => void;
+  /** Told once, when the first event has been written (time to first token). */
+  onFirstEvent?: () => void;
 }
 
 /**
@@ -66,9 +68,14 @@ export async function sendEvents<T>(
 ): Promise<boolean> {
   openSse(res);
   try {
+    let first = options.onFirstEvent;
     for await (const event of events) {
       options.onEvent?.(event);
       await writeEvent(res, event, format.name?.(event));
+      if (first) {
+        first();
+        first = undefined;
+      }
     }
     const complete = !res.destroyed;
     if (complete) res.end(format.done ? 'data: [DONE]\n\n' : undefined);

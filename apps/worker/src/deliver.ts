@@ -28,7 +28,11 @@ export async function deliverRest(
   const meta = { jobId: job.jobId, hook: job.hook.name, model: reply.model, created: reply.created };
   for (let index = from; index < parts.length; index++) {
     if (signal.aborted) throw new DeliveryPaused('shutting down between two pieces of a reply');
-    await route.hook.deliver(route.message, parts[index]!, index, meta, signal);
+    const send = () => route.hook.deliver(route.message, parts[index]!, index, meta, signal);
+    if (deps.tracing) {
+      const attributes = { 'switchboard.platform': route.hook.config.type, 'switchboard.piece': index };
+      await deps.tracing.span('deliver reply', { kind: 'client', attributes }, send);
+    } else await send();
     if (index + 1 < parts.length) await deps.hub.exchange.delivered(job.jobId, index + 1);
   }
   return parts.length;

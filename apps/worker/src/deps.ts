@@ -2,6 +2,7 @@ import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboa
 import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
+import { deliveryMetrics, gatewayMetrics, Metrics } from '@switchboard/metrics';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   ChannelChecks,
@@ -20,6 +21,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -38,19 +40,31 @@ export interface WorkerDeps {
   workers: WorkerRegistry;
   /** Records the usage of the model calls made for hooks, and enforces their budgets. */
   meter: UsageMeter;
+  /** Prometheus metrics of this process, unless `metrics.enabled` is false. */
+  metrics?: Metrics;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
+  tracing?: Tracing;
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
-export function createWorkerDeps(settings: Settings, overrides: { logger?: Logger } = {}): WorkerDeps {
+export function createWorkerDeps(
+  settings: Settings,
+  overrides: { logger?: Logger; tracing?: Tracing | undefined } = {},
+): WorkerDeps {
+  const { tracing } = overrides;
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
   const redis = createQueueRedis(settings.redis);
   const redisWatch = watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.keyPrefix);
+  const metrics = settings.config.metrics.enabled ? new Metrics('worker') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
     createGateway(settings, {
+      ...(metrics || tracing
+        ? { observer: { ...(metrics ? gatewayMetrics(metrics) : {}), ...(tracing ? gatewayTracing(tracing) : {}) } }
+        : {}),
       retries: false,
       log: logger,
       cooldowns: new RedisCooldownStore(redis, keys),
@@ -58,7 +72,10 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     }),
   );
   // Sends to a platform target are spaced by turns all workers share.
-  const hooks = createHooks(settings.config.hooks, { gate: new SendLimiter(redis, keys) });
+  const hooks = createHooks(settings.config.hooks, {
+    gate: new SendLimiter(redis, keys),
+    ...(metrics ? { onPlatformCall: deliveryMetrics(metrics) } : {}),
+  });
   const channelStats = new ChannelStats(redis, keys);
   return {
     settings,
@@ -76,6 +93,8 @@ export function createWorkerDeps(settings: Settings, overrides: { logger?: Logge
     workers: new WorkerRegistry(redis, keys),
     meter: usageAccounting(redis, keys, settings.config, throttledWarning(logger, 'usage not recorded: Redis did not take it'))
       .meter,
+    ...(metrics ? { metrics } : {}),
+    ...(tracing ? { tracing } : {}),
   };
 }
 
@@ -90,6 +109,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
     settlesWithin(deps.hub.close(), 1_000),
     closeHooks(deps.hooks),
     deps.gateway.registry.close(),
+    deps.tracing?.shutdown(),
   ]);
   deps.redis.disconnect();
 }

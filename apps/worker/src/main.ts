@@ -1,6 +1,8 @@
 import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
 import { createGateway } from '@switchboard/providers';
+import { startTracing } from '@switchboard/tracing';
 import { closeWorkerDeps, createWorkerDeps } from './deps.js';
+import { startMetricsServer } from './metrics-server.js';
 import { startWorker } from './worker.js';
 
 /** What shutdown may take beyond the grace period (releasing jobs, closing connections) before the process exits anyway. */
@@ -12,10 +14,35 @@ const EXIT_MARGIN_MS = 5_000;
  * plus five seconds, whatever Redis does.
  */
 async function start(settings: Settings): Promise<void> {
-  const deps = createWorkerDeps(settings);
+  const tracing = settings.tracing
+    ? await startTracing({
+        endpoint: settings.tracing.endpoint,
+        serviceName: settings.tracing.serviceName ?? 'switchboard-worker',
+      })
+    : undefined;
+  const deps = createWorkerDeps(settings, { tracing });
   const running = startWorker(deps);
-  const { concurrency, shutdownGraceMs } = settings.config.worker;
+  const { concurrency, shutdownGraceMs, metricsPort, metricsHost } = settings.config.worker;
   deps.logger.info('worker started', { worker_id: running.heartbeat.id, pid: process.pid, concurrency });
+  const metricsServer =
+    deps.metrics && metricsPort
+      ? await startMetricsServer(deps.metrics, {
+          port: metricsPort,
+          host: metricsHost,
+          adminKeys: settings.config.adminKeys,
+          apiKeysSet: settings.config.apiKeys.length > 0,
+          logger: deps.logger,
+        }).catch((err: NodeJS.ErrnoException) => {
+          // The worker's job is answering messages: it goes on without a scrape target.
+          deps.logger.warn('worker metrics server could not listen: metrics not served', {
+            host: metricsHost,
+            port: metricsPort,
+            error: err.code ?? err.message,
+          });
+          return undefined;
+        })
+      : undefined;
+  if (metricsServer) deps.logger.info('worker metrics listening', { url: metricsServer.url });
   deps.logger.info('providers', { default_model: settings.defaultModel, providers: describeProviders(settings) });
   for (const warning of settings.warnings) deps.logger.warn('configuration', { warning });
 
@@ -29,7 +56,7 @@ async function start(settings: Settings): Promise<void> {
       deps.logger.warn('worker shutdown took too long: exiting');
       process.exit(1);
     }, shutdownGraceMs + EXIT_MARGIN_MS).unref();
-    await running.close(shutdownGraceMs);
+    await Promise.all([running.close(shutdownGraceMs), metricsServer?.close()]);
     await closeWorkerDeps(deps);
     deps.logger.info('worker stopped');
     process.exit(0);

@@ -4,6 +4,8 @@ import { type Job, Worker } from 'bullmq';
 import { startEventSender } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { measured } from './job-metrics.js';
+import { traced } from './job-tracing.js';
 import { createProcessor } from './processor.js';
 
 /** After the grace period, how long cancelled jobs get to go back to the queue before the connection is dropped. */
@@ -26,7 +28,8 @@ export interface RunningWorker {
 /** Starts consuming the inbound queue with the configured concurrency, writes heartbeats, checks channels. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const { concurrency, lockMs, backoffMs, shutdownGraceMs } = deps.settings.config.worker;
-  const processMessage = createProcessor(deps);
+  const process = deps.tracing ? traced(deps.tracing, createProcessor(deps)) : createProcessor(deps);
+  const processMessage = deps.metrics ? measured(deps.metrics, process) : process;
   let running = 0;
   const counted = async (job: Job, token: string | undefined, signal: AbortSignal | undefined) => {
     running++;

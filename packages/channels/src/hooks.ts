@@ -40,6 +40,8 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
 export interface HookOptions {
   /** The limiter all workers share; without it (the API, unit tests) sends are not spaced. */
   gate?: SendGate | undefined;
+  /** Told of every call that delivers a reply (not credential checks): the platform (channel type) and the status, null when none came. */
+  onPlatformCall?: ((platform: string, status: number | null) => void) | undefined;
 }
 
 export function createHook<Config extends ChannelConfig>(name: string, config: Config, options: HookOptions = {}): Hook<Config> {
@@ -47,6 +49,8 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   // The config package only accepts registered types, so this is a programming error.
   if (!channel) throw new Error(`Hook '${name}': no channel has the type '${config.type}'`);
   const http = new DeliveryClient();
+  const onCall = options.onPlatformCall;
+  const sends = onCall ? http.observed((status) => onCall(channel.type, status)) : http;
   const { textLength } = channel.limits;
   const authorize = channel.authorizeJobRead;
   const check = channel.checkCredentials;
@@ -58,7 +62,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const polite = (message: InboundMessage, signal?: AbortSignal): Polite =>
     politeFor(options.gate, name, channel.sendTarget?.(message, config) ?? null, signal);
   const deliver = (message: InboundMessage, text: string, index: number, meta: DeliveryMeta, signal?: AbortSignal) =>
-    politely(polite(message, signal), () => channel.deliver({ message, text, index, meta }, { hook: name, config, http }));
+    politely(polite(message, signal), () => channel.deliver({ message, text, index, meta }, { hook: name, config, http: sends }));
   return {
     name,
     config,
@@ -73,13 +77,13 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
             ...job,
             hook: name,
             config,
-            http,
+            http: sends,
             split,
             polite: polite(job.message, job.signal),
             deliver: (text, index, reply) =>
               channel.deliver(
                 { message: job.message, text, index, meta: { jobId: job.jobId, hook: name, ...reply } },
-                { hook: name, config, http },
+                { hook: name, config, http: sends },
               ),
           })
       : undefined,

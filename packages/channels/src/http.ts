@@ -1,6 +1,6 @@
 import { classifyTransportFailure, closePool, createPool, parseJsonOrUndefined, readBody } from '@switchboard/http';
 import { isRetryableStatus, scrubSecrets } from '@switchboard/protocol';
-import { type Dispatcher, request } from 'undici';
+import { type Agent, type Dispatcher, request } from 'undici';
 import { DeliveryError } from './delivery-error.js';
 
 /**
@@ -39,8 +39,18 @@ export interface JsonReply {
  * so a slow platform cannot take the connections another needs.
  */
 export class DeliveryClient {
-  readonly #agent = createPool({ connections: 64, connectTimeoutMs: DELIVERY_TIMEOUT_MS });
-  #closing: Promise<void> | undefined;
+  readonly #pool: { agent: Agent; closing?: Promise<void> };
+  readonly #onCall: ((status: number | null) => void) | undefined;
+
+  constructor(onCall?: (status: number | null) => void, pool?: { agent: Agent; closing?: Promise<void> }) {
+    this.#pool = pool ?? { agent: createPool({ connections: 64, connectTimeoutMs: DELIVERY_TIMEOUT_MS }) };
+    this.#onCall = onCall;
+  }
+
+  /** The same pool, each call told to `onCall` with its status (null: no answer): the metrics of deliveries. */
+  observed(onCall: (status: number | null) => void): DeliveryClient {
+    return new DeliveryClient(onCall, this.#pool);
+  }
 
   /** Sends JSON and reads the answer whatever its status; throws a retryable error if the transport fails. */
   async send(call: JsonCall): Promise<JsonReply> {
@@ -52,7 +62,7 @@ export class DeliveryClient {
     let text: string;
     try {
       response = await request(call.url, {
-        dispatcher: this.#agent,
+        dispatcher: this.#pool.agent,
         method: call.method,
         headers,
         body: call.body === undefined ? null : JSON.stringify(call.body),
@@ -61,15 +71,17 @@ export class DeliveryClient {
       });
       text = await readBody(response.body, MAX_RESPONSE_BYTES, { truncate: true });
     } catch (err) {
+      this.#onCall?.(null);
       throw transportFailure(call.label, err);
     }
+    this.#onCall?.(response.statusCode);
     return { status: response.statusCode, headers: response.headers, text, json: parseJsonOrUndefined(text) };
   }
 
   /** Closes the pool once, however often it is called; a delivery still in flight after a moment is cut. */
   async close(): Promise<void> {
-    this.#closing ??= closePool(this.#agent);
-    await this.#closing;
+    this.#pool.closing ??= closePool(this.#pool.agent);
+    await this.#pool.closing;
   }
 }
 

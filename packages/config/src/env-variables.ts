@@ -20,6 +20,8 @@ export const ENV_VARIABLES = [
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_BASE_URL',
   'ANTHROPIC_MODELS',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
 ] as const;
 
 export type EnvVariable = (typeof ENV_VARIABLES)[number];

@@ -246,6 +246,21 @@ export const workerSchema = z.strictObject({
    * cancelled and they go back to the queue without spending an attempt. @defaultValue 30000
    */
   shutdownGraceMs: z.int().min(0).max(600_000).default(30_000),
+  /**
+   * Where the worker serves its Prometheus `/metrics` (admin key required when `adminKeys` are
+   * set). Off when unset, so several workers on one host never compete for a port.
+   */
+  metricsPort: z.int().min(1).max(65_535).optional(),
+  /** The address `metricsPort` listens on. @defaultValue 127.0.0.1 */
+  metricsHost: z.string().min(1).default('127.0.0.1'),
+});
+
+export const metricsSchema = z.strictObject({
+  /**
+   * Prometheus metrics: the API's `/metrics` and the worker's `worker.metricsPort`. Off: no
+   * instrument is updated and both answer 404. @defaultValue true
+   */
+  enabled: z.boolean().default(true),
 });
 
 export const apiKeySchema = z.union([
@@ -343,6 +358,7 @@ export const configSchema = z.strictObject({
   rateLimit: rateLimitSchema.optional(),
   limits: limitsSchema.default(limitsSchema.parse({})),
   health: healthSchema.default(healthSchema.parse({})),
+  metrics: metricsSchema.default(metricsSchema.parse({})),
   /** `{ "<model id or route>": ["<model id or route>", …] }`: who serves a request when a model still fails after its retries. */
   fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
   /**

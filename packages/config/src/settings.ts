@@ -41,6 +41,15 @@ export interface Settings {
   secrets: string[];
   /** What the operator should hear at start-up but that does not stop it (unused variables…). */
   warnings: string[];
+  /** OpenTelemetry traces, on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set; null: off (no SDK loaded). */
+  tracing: TracingSettings | null;
+}
+
+export interface TracingSettings {
+  /** The OTLP/HTTP collector's base URL; spans go to `<endpoint>/v1/traces`. */
+  endpoint: string;
+  /** `OTEL_SERVICE_NAME`, else `switchboard-api` / `switchboard-worker`. */
+  serviceName: string | null;
 }
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -90,6 +99,7 @@ export function loadSettings(env: Env): Settings {
     defaultModel: config.defaultModel ?? firstModel(config) ?? LOCAL_MODEL,
     secrets: collectSecrets(config),
     warnings,
+    tracing: tracingSettings(env),
   };
 }
 
@@ -102,6 +112,18 @@ function apiProcesses(raw: string | undefined): number {
     throw new ConfigError(`API_PROCESSES: '${raw}' is not a whole number from 1 to 64, or auto`);
   }
   return value;
+}
+
+function tracingSettings(env: Env): TracingSettings | null {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint) return null;
+  try {
+    const url = new URL(endpoint);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT: '${endpoint}' is not an http(s) URL`);
+  }
+  return { endpoint: endpoint.replace(/\/+$/, ''), serviceName: env.OTEL_SERVICE_NAME || null };
 }
 
 function positiveInt(env: Env, name: string, fallback: number): number {

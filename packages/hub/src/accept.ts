@@ -15,7 +15,14 @@ export interface Accepted {
  * dedupe key) resolves to the first one's job id and queues nothing — unless that job never made
  * it into the queue, when it is queued now.
  */
-export async function acceptMessage(hub: Hub, hook: string, message: InboundMessage, now = Date.now()): Promise<Accepted> {
+export async function acceptMessage(
+  hub: Hub,
+  hook: string,
+  message: InboundMessage,
+  now = Date.now(),
+  /** The queuing span's `traceparent` (tracing on), carried in the job. */
+  trace?: string,
+): Promise<Accepted> {
   const jobId = message.dedupeKey
     ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}`
     : randomUUID();
@@ -24,7 +31,7 @@ export async function acceptMessage(hub: Hub, hook: string, message: InboundMess
   if (outcome === 'duplicate') return { jobId, duplicate: true };
   const waits = parkMs > 0;
 
-  const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits };
+  const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits, ...(trace ? { trace } : {}) };
   const retention = hub.retentionSeconds;
   await hub.queue.add('message', data, {
     jobId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationKey, readQueuedMessage } from './hook-message.js';
+import { conversationKey, queuedTraceparent, readQueuedMessage } from './hook-message.js';
 
 const message = {
   action: 'chat',
@@ -25,6 +25,17 @@ describe('readQueuedMessage', () => {
   it('reads a version-2 message queued by the previous release as version 3', () => {
     const data = { v: 2, hook: 'team', message, receivedAt: 1, waits: true };
     expect(readQueuedMessage(data)).toEqual({ message: { ...data, v: 3 }, legacy: null });
+  });
+
+  it('keeps the trace a message was queued with, and reads one queued without it', () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const data = { v: 3, hook: 'team', message, receivedAt: 1, waits: false, trace: traceparent };
+    expect(readQueuedMessage(data)?.message.trace).toBe(traceparent);
+    expect(queuedTraceparent(data)).toBe(traceparent);
+    const { trace: _, ...untraced } = data;
+    expect(readQueuedMessage(untraced)?.message).toEqual(untraced);
+    expect(queuedTraceparent(untraced)).toBeUndefined();
+    expect(queuedTraceparent(null)).toBeUndefined();
   });
 
   it('upgrades a job queued by the previous release, keeping what it had done', () => {

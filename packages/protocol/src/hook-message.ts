@@ -46,6 +46,11 @@ export const queuedMessageSchema = z.object({
    * once that one is done (the ordering module decides). False: it was first in line.
    */
   waits: z.boolean(),
+  /**
+   * The W3C `traceparent` of the span that queued it, when tracing is on: the worker's spans
+   * continue that trace. Optional, so jobs without it (older, or tracing off) read the same.
+   */
+  trace: z.string().max(256).optional(),
 });
 
 export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
@@ -96,6 +101,12 @@ export function readQueuedMessage(data: unknown): { message: QueuedMessage; lega
     message: { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt, waits: false },
     legacy: { ...(reply ? { reply } : {}), historySaved: historySaved ?? false, delivered: delivered ?? 0 },
   };
+}
+
+/** A queued job's `traceparent`, read without parsing the whole message (the tracing wrapper runs first). */
+export function queuedTraceparent(data: unknown): string | undefined {
+  const trace = (data as { trace?: unknown } | null)?.trace;
+  return typeof trace === 'string' && trace.length <= 256 ? trace : undefined;
 }
 
 /**

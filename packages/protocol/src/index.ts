@@ -1,3 +1,4 @@
+export * from './admin-access.js';
 export * from './chat-request.js';
 export * from './chat-response.js';
 export * from './delivery-event.js';

@@ -1,5 +1,6 @@
 import type { Settings } from '@switchboard/config';
 import { Gateway } from './gateway.js';
+import type { GatewayObserver } from './gateway-observer.js';
 import { createRegistry, type RegistryOptions } from './registry.js';
 import type { CooldownStore } from './routing/cooldown-store.js';
 import { warmTokenizer } from './usage.js';
@@ -9,6 +10,8 @@ export interface CreateGatewayOptions extends RegistryOptions {
   cooldowns?: CooldownStore;
   /** Told when that store fails; requests go on without it. */
   onStoreError?: (err: unknown) => void;
+  /** Told of tokens, upstream errors, retries and fallbacks (the apps' metrics). */
+  observer?: GatewayObserver;
 }
 
 /**
@@ -18,7 +21,8 @@ export interface CreateGatewayOptions extends RegistryOptions {
  */
 export function createGateway(settings: Settings, options: CreateGatewayOptions = {}): Gateway {
   warmTokenizer();
-  const registry = createRegistry(settings, options);
+  const retry = options.observer?.retry;
+  const registry = createRegistry(settings, retry ? { onRetry: (provider) => retry(provider), ...options } : options);
   const { routes, fallbacks, cooldown } = settings.config;
   try {
     return new Gateway(registry, {
@@ -27,6 +31,7 @@ export function createGateway(settings: Settings, options: CreateGatewayOptions 
       cooldown,
       ...(options.cooldowns ? { cooldowns: options.cooldowns } : {}),
       ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
     });
   } catch (err) {
     void registry.close();

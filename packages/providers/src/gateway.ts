@@ -14,6 +14,7 @@ import {
   type Usage,
   unixSeconds,
 } from '@switchboard/protocol';
+import type { DeploymentRef, GatewayObserver } from './gateway-observer.js';
 import { normalizeStream } from './normalize-stream.js';
 import type { CallContext } from './provider.js';
 import type { ModelKind, ModelRegistry, ResolvedModel } from './registry.js';
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   cooldowns?: CooldownStore;
   /** Told when the shared store fails; the gateway then goes on with this process's own knowledge. */
   onStoreError?: (err: unknown) => void;
+  /** Told of tokens, upstream errors and fallbacks as they happen (the apps' metrics). */
+  observer?: GatewayObserver;
   /** @defaultValue Math.random */
   random?: () => number;
 }
@@ -59,6 +62,7 @@ export class Gateway {
   readonly modelList: ModelList;
   private readonly cooldowns: Cooldowns;
   private readonly random: () => number;
+  private readonly observer: GatewayObserver | undefined;
 
   constructor(
     readonly registry: ModelRegistry,
@@ -68,6 +72,7 @@ export class Gateway {
     const cooldown = options.cooldown ?? { defaultMs: 30_000, maxMs: 300_000 };
     this.cooldowns = new Cooldowns(cooldown, options.cooldowns, options.onStoreError ?? (() => {}));
     this.random = options.random ?? Math.random;
+    this.observer = options.observer;
     const created = unixSeconds();
     const routeEntries = this.routes.routeNames.map(
       (id): ModelEntry => ({ id, object: 'model', created, owned_by: 'switchboard' }),
@@ -98,6 +103,7 @@ export class Gateway {
         answer.choices.reduce((sum, c) => sum + countText(messageText(c.message.content)), 0),
       );
     ctx.onUsage?.(usage, deployment.id);
+    this.observer?.usage?.(ref(deployment), usage.prompt_tokens, usage.completion_tokens);
     return {
       ...answer.extra,
       id: completionId(),
@@ -116,7 +122,14 @@ export class Gateway {
     );
     const id = completionId();
     const head = { id, model: deployment.id, created: unixSeconds() };
-    const onEnd = ctx.onUsage && ((usage: Usage) => ctx.onUsage?.(usage, deployment.id));
+    const { observer } = this;
+    const onEnd =
+      ctx.onUsage || observer?.usage
+        ? (usage: Usage) => {
+            ctx.onUsage?.(usage, deployment.id);
+            observer?.usage?.(ref(deployment), usage.prompt_tokens, usage.completion_tokens);
+          }
+        : undefined;
     return { id, model: deployment.id, chunks: normalizeStream(upstream, request, head, onEnd) };
   }
 
@@ -163,16 +176,22 @@ export class Gateway {
     const health = plan.some((target) => target.members.length > 1) ? await this.cooldowns.read() : new Map();
     const coolingFor = (id: string) => health.get(id)?.coolingForMs ?? 0;
     let failure: unknown;
-    for (const target of plan) {
+    for (const [t, target] of plan.entries()) {
       const members = target.members.map((m) => ({ id: m.model.id, weight: m.weight, value: m.model }));
       const order = orderDeployments(members, coolingFor, this.random);
       for (const [i, deployment] of order.entries()) {
+        const settled = this.observer?.modelCall?.(ref(deployment));
         try {
           const value = await call(deployment, i < order.length - 1 ? { ...ctx, maxRetries: 0 } : ctx);
+          settled?.();
           if (coolingFor(deployment.id) > 0) void this.cooldowns.recovered(deployment.id);
+          if (t > 0) this.observer?.fallback?.(plan[0]!.name, target.name);
           return { deployment, value };
         } catch (err) {
-          if (ctx.signal.aborted || !(err instanceof AppError) || !err.isRetryable) throw err;
+          settled?.(err);
+          if (ctx.signal.aborted) throw err;
+          if (err instanceof AppError) this.observer?.upstreamError?.(ref(deployment), err.code ?? String(err.status));
+          if (!(err instanceof AppError) || !err.isRetryable) throw err;
           await this.cooldowns.failed(deployment.id, err);
           failure = err;
         }
@@ -181,3 +200,5 @@ export class Gateway {
     throw failure;
   }
 }
+
+const ref = (deployment: ResolvedModel): DeploymentRef => ({ id: deployment.id, provider: deployment.provider.name });

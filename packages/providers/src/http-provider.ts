@@ -6,6 +6,12 @@ import { parseSse, type SseEvent } from './sse-parser.js';
 import { postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
+/** Who hears what a provider does: the pool's warnings, each retry (metrics). */
+export interface ProviderHooks {
+  log?: ProviderLog;
+  onRetry?: (provider: string) => void;
+}
+
 /** Turns one upstream SSE event into a chunk, `'done'` at the end of the answer, or null to skip. */
 export type EventReader = (event: SseEvent) => ProviderChunk | 'done' | null;
 
@@ -25,17 +31,18 @@ export abstract class HttpProvider implements Provider {
     config: ProviderConfig,
     private readonly headers: Record<string, string>,
     mapError?: UpstreamTarget['mapError'],
-    log?: ProviderLog,
+    hooks: ProviderHooks = {},
   ) {
     this.models = config.models;
     this.embeddingModels = config.embeddingModels;
-    this.pool = new UpstreamPool(name, config.maxConnections, log);
+    this.pool = new UpstreamPool(name, config.maxConnections, hooks.log);
     this.target = {
       name,
       timeoutMs: config.timeoutMs,
       maxRetries: config.maxRetries,
       secrets: config.apiKey ? [config.apiKey] : [],
       ...(mapError ? { mapError } : {}),
+      ...(hooks.onRetry ? { onRetry: () => hooks.onRetry?.(name) } : {}),
     };
   }
 

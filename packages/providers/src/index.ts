@@ -1,5 +1,7 @@
 export * from './create-gateway.js';
 export * from './gateway.js';
+export type { DeploymentRef, GatewayObserver } from './gateway-observer.js';
+export type { ProviderHooks } from './http-provider.js';
 export type { CallContext, Provider, ProviderChunk, ProviderCompletion, ProviderEmbeddings } from './provider.js';
 export * from './registry.js';
 export * from './responses/index.js';

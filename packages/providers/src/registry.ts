@@ -111,6 +111,8 @@ export interface RegistryOptions {
    * whose job attempts are the one retry loop around a hook message. @defaultValue true
    */
   retries?: boolean;
+  /** Told each time a provider sends a request again (metrics). */
+  onRetry?: (provider: string) => void;
 }
 
 /** Every configured provider plus the built-in `local` (which a configured `local` replaces). */
@@ -119,9 +121,10 @@ export function createRegistry(settings: Settings, options: RegistryOptions = {}
   if (!settings.config.providers.local) providers.push(new LocalProvider());
   for (const [name, configured] of Object.entries(settings.config.providers)) {
     const config = options.retries === false ? { ...configured, maxRetries: 0 } : configured;
-    if (config.type === 'anthropic') providers.push(new AnthropicProvider(name, config, options.log));
-    else if (config.type === 'azure') providers.push(new AzureProvider(name, config, options.log));
-    else providers.push(new OpenAIProvider(name, config, undefined, undefined, options.log));
+    const hooks = { ...(options.log ? { log: options.log } : {}), ...(options.onRetry ? { onRetry: options.onRetry } : {}) };
+    if (config.type === 'anthropic') providers.push(new AnthropicProvider(name, config, hooks));
+    else if (config.type === 'azure') providers.push(new AzureProvider(name, config, hooks));
+    else providers.push(new OpenAIProvider(name, config, undefined, undefined, hooks));
   }
   return new ModelRegistry(providers, settings.defaultModel);
 }

@@ -35,6 +35,8 @@ export interface UpstreamTarget {
   secrets: readonly string[];
   /** A provider's own reading of an error answer (Azure's content filter…); undefined: statusError's. */
   mapError?: (status: number, text: string, retryAfter: string | undefined) => AppError | undefined;
+  /** Told before each retry (metrics). */
+  onRetry?: () => void;
 }
 
 export interface PostJsonOptions {
@@ -76,6 +78,7 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
       const delay = retryable && retriesLeft ? retryDelayMs(attempt, undefined) : null;
       if (delay === null) throw error;
       await sleep(delay, options.signal);
+      target.onRetry?.();
       continue;
     } finally {
       deadline.clear();
@@ -89,6 +92,7 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
         target.mapError?.(response.statusCode, text, retryAfter) ?? statusError(target, response.statusCode, text, retryAfter)
       );
     await sleep(delay, options.signal);
+    target.onRetry?.();
   }
 }
 

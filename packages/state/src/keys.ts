@@ -6,6 +6,8 @@ export function stateKeys(prefix: string) {
   return {
     activeSessions: `${prefix}:sessions:active`,
     workers: `${prefix}:workers`,
+    /** When any worker last wrote its heartbeat (ms since the epoch, on the worker’s clock): what /ready judges. */
+    workersLastBeat: `${prefix}:workers:last-beat`,
     channel: (name: string) => `${prefix}:channel:${name}`,
     /** Held by the one process that checks a hook's credentials (as configured: `fingerprint`) this interval. */
     channelCheck: (name: string, fingerprint: string) => `${prefix}:channel-check:${name}:${fingerprint}`,

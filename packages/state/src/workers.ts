@@ -13,6 +13,9 @@ const workerInfoSchema = z.object({
 
 export type WorkerInfo = z.infer<typeof workerInfoSchema>;
 
+/** How often a worker writes its heartbeat. */
+export const WORKER_HEARTBEAT_MS = 5_000;
+
 /**
  * Worker heartbeats in one hash (id → JSON). A worker is listed while its last heartbeat is
  * younger than `staleAfterMs`; stale entries are removed by whoever reads them.
@@ -25,7 +28,20 @@ export class WorkerRegistry {
   ) {}
 
   async beat(info: Omit<WorkerInfo, 'last_heartbeat'>, now = new Date()): Promise<void> {
-    await this.redis.hset(this.keys.workers, info.id, JSON.stringify({ ...info, last_heartbeat: now.toISOString() }));
+    await this.redis
+      .multi()
+      .hset(this.keys.workers, info.id, JSON.stringify({ ...info, last_heartbeat: now.toISOString() }))
+      .set(this.keys.workersLastBeat, now.getTime())
+      .exec();
+  }
+
+  /**
+   * How long ago any worker last beat, in ms; null when none ever did (under this prefix). Kept
+   * apart from the list, which forgets a worker after `staleAfterMs` or on its clean exit.
+   */
+  async sinceLastBeat(now = Date.now()): Promise<number | null> {
+    const last = Number(await this.redis.get(this.keys.workersLastBeat));
+    return last > 0 ? Math.max(0, now - last) : null;
   }
 
   async remove(id: string): Promise<void> {

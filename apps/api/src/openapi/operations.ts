@@ -127,6 +127,14 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get',
+    path: '/metrics',
+    tag: 'admin',
+    summary: 'Prometheus metrics (text exposition format) of this API process and the shared gauges',
+    security: 'adminKey',
+    responses: { 200: 'Metrics in the Prometheus text format', ...adminErrors, 404: 'Metrics are off (metrics.enabled: false)' },
+  },
+  {
+    method: 'get',
     path: '/admin/status',
     tag: 'admin',
     summary: 'The /status record, for holders of an admin key',

@@ -3,6 +3,7 @@ import { chatCompletionRequestSchema, toErrorResponse } from '@switchboard/proto
 import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
+import { firstEventClock } from '../middleware/v1-metrics.js';
 import { meterRequest } from '../services/metering.js';
 import { restampChunks, restampCompletion } from '../services/restamp.js';
 import { replayEvents, type SseFormat, sendEvents } from '../sse.js';
@@ -40,7 +41,7 @@ export function chatCompletionsRoutes(router: Router, deps: AppDeps): void {
       return answer(ctx, completion);
     }
 
-    const send = { ...call, logger: deps.logger };
+    const send = { ...call, logger: deps.logger, onFirstEvent: firstEventClock(ctx) };
     if (cached?.hit && 'events' in cached.hit) {
       ctx.respond = false;
       const events = restampChunks(cached.hit.events);

@@ -26,6 +26,7 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
       ctx.body = inbound.answer.body;
       return;
     }
+    deps.metrics?.hookReceived.inc({ hook: hook.name });
     const queued = await acceptMessage(deps, hook.name, inbound.message);
     ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
     // A caller held for its reply gets the job once it is over; a repeat is never answered with it.

@@ -3,6 +3,7 @@ import { type ResponseStreamEvent, responsesRequestSchema } from '@switchboard/p
 import { createResponse, streamResponse } from '@switchboard/providers';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
+import { firstEventClock } from '../middleware/v1-metrics.js';
 import { meterRequest } from '../services/metering.js';
 import { restampResponse, restampResponseEvents } from '../services/restamp.js';
 import { replayEvents, type SseFormat, sendEvents } from '../sse.js';
@@ -50,7 +51,7 @@ export function responsesRoutes(router: Router, deps: AppDeps): void {
       return;
     }
 
-    const send = { ...call, logger: deps.logger };
+    const send = { ...call, logger: deps.logger, onFirstEvent: firstEventClock(ctx) };
     if (cached?.hit && 'events' in cached.hit) {
       ctx.respond = false;
       await replayEvents(

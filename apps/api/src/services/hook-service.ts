@@ -20,12 +20,18 @@ export async function acceptMessage(deps: AppDeps, hook: string, message: Inboun
   const hub = await deps.readyHub();
   let queued: Accepted;
   try {
-    queued = await queueMessage(hub, hook, message);
+    const { tracing } = deps;
+    queued = tracing
+      ? await tracing.span('queue hook message', { kind: 'producer', attributes: { 'switchboard.hook': hook } }, () =>
+          queueMessage(hub, hook, message, Date.now(), tracing.traceparent()),
+        )
+      : await queueMessage(hub, hook, message);
   } catch (err) {
     deps.logger.warn('enqueue failed', { hook, error: (err as Error).message });
     throw serviceUnavailable('The message could not be queued; try again shortly.', 'queue_unavailable');
   }
   if (!queued.duplicate) {
+    deps.metrics?.hookQueued.inc({ hook });
     deps.channelStats.recordInbound(hook);
     deps.sessions.touch(`hook:${conversationKey(hook, message.conversation)}`);
   }

@@ -6,6 +6,7 @@ import { loadSettings, type Settings } from '@switchboard/config';
 import { createLogger } from '@switchboard/logger';
 import { redisReady } from '@switchboard/state';
 import { deleteKeys, testPrefix, testRedisUrl } from '@switchboard/testing';
+import { startTracing } from '@switchboard/tracing';
 import { createDeps } from '../deps.js';
 import { type RunningServer, startServer } from '../server.js';
 
@@ -56,7 +57,11 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     },
   });
   const logger = createLogger({ level: settings.logLevel, secrets: settings.secrets, stream });
-  const deps = createDeps(settings, { logger });
+  // As main.ts does: the SDK only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = settings.tracing
+    ? await startTracing({ endpoint: settings.tracing.endpoint, serviceName: settings.tracing.serviceName ?? 'switchboard-api' })
+    : undefined;
+  const deps = createDeps(settings, { logger, tracing });
   const running = await startServer(deps, 0, '127.0.0.1');
   await redisReady(deps.redis, 2_000); // as a long-running process would be; false when Redis is away on purpose
   return {

@@ -3,10 +3,11 @@ import { createRequire } from 'node:module';
 import type { Settings } from '@switchboard/config';
 import { createLogger } from '@switchboard/logger';
 import { lineCollector } from '@switchboard/testing';
-import { closeWorkerDeps, createWorkerDeps, startWorker } from '@switchboard/worker';
+import { closeWorkerDeps, createWorkerDeps, startWorker, type WorkerDeps } from '@switchboard/worker';
 
 export interface TestWorker {
   logs: string[];
+  deps: WorkerDeps;
   close(): Promise<void>;
 }
 
@@ -17,6 +18,7 @@ export function startTestWorker(settings: Settings): TestWorker {
   const running = startWorker(deps);
   return {
     logs,
+    deps,
     async close() {
       await running.close();
       await closeWorkerDeps(deps);

@@ -1,8 +1,7 @@
 import type { ProviderConfig } from '@switchboard/config';
 import type { ChatCompletionRequest } from '@switchboard/protocol';
-import { type EventReader, HttpProvider } from '../http-provider.js';
+import { type EventReader, HttpProvider, type ProviderHooks } from '../http-provider.js';
 import type { ProviderCompletion } from '../provider.js';
-import type { ProviderLog } from '../upstream-pool.js';
 import { anthropicHeaders, messagesUrl } from './api.js';
 import { formatToolName } from './convert-format.js';
 import { toAnthropicRequest } from './convert-request.js';
@@ -17,8 +16,8 @@ export class AnthropicProvider extends HttpProvider {
   private readonly defaultMaxTokens: number;
   private readonly url: string;
 
-  constructor(name: string, config: ProviderConfig, log?: ProviderLog) {
-    super(name, config, anthropicHeaders(config), undefined, log);
+  constructor(name: string, config: ProviderConfig, hooks: ProviderHooks = {}) {
+    super(name, config, anthropicHeaders(config), undefined, hooks);
     this.defaultMaxTokens = config.defaultMaxTokens;
     this.url = messagesUrl(config);
   }

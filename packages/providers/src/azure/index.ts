@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '@switchboard/config';
+import type { ProviderHooks } from '../http-provider.js';
 import { OpenAIProvider } from '../openai/index.js';
-import type { ProviderLog } from '../upstream-pool.js';
 import { azureHeaders, azureUrl } from './api.js';
 import { azureError } from './azure-error.js';
 
@@ -9,8 +9,8 @@ import { azureError } from './azure-error.js';
  * with `api-key` and `api-version`; its own error codes are mapped in azure-error.ts.
  */
 export class AzureProvider extends OpenAIProvider {
-  constructor(name: string, config: ProviderConfig, log?: ProviderLog) {
-    super(name, config, azureHeaders(config), azureError(name, config.apiKey ? [config.apiKey] : []), log);
+  constructor(name: string, config: ProviderConfig, hooks: ProviderHooks = {}) {
+    super(name, config, azureHeaders(config), azureError(name, config.apiKey ? [config.apiKey] : []), hooks);
   }
 
   protected override chatUrl(upstreamModel: string): string {

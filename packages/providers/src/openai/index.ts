@@ -1,9 +1,8 @@
 import type { ProviderConfig } from '@switchboard/config';
 import type { ChatCompletionRequest, EmbeddingsRequest } from '@switchboard/protocol';
-import { type EventReader, HttpProvider } from '../http-provider.js';
+import { type EventReader, HttpProvider, type ProviderHooks } from '../http-provider.js';
 import type { CallContext, ProviderCompletion, ProviderEmbeddings } from '../provider.js';
 import type { UpstreamTarget } from '../upstream-http.js';
-import type { ProviderLog } from '../upstream-pool.js';
 import { openaiHeaders, openaiUrl } from './api.js';
 import { fromUpstreamEvent, fromUpstreamResponse, toUpstreamRequest } from './chat-complete.js';
 import { fromUpstreamEmbeddings, inputCount, toUpstreamEmbeddings } from './embeddings.js';
@@ -15,9 +14,9 @@ export class OpenAIProvider extends HttpProvider {
     protected readonly config: ProviderConfig,
     headers: Record<string, string> = openaiHeaders(config),
     mapError?: UpstreamTarget['mapError'],
-    log?: ProviderLog,
+    hooks: ProviderHooks = {},
   ) {
-    super(name, config, headers, mapError, log);
+    super(name, config, headers, mapError, hooks);
   }
 
   protected chatUrl(_upstreamModel: string): string {

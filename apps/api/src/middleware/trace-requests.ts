@@ -1,0 +1,23 @@
+import type { Tracing } from '@switchboard/tracing';
+import type { Middleware } from 'koa';
+
+/**
+ * With tracing on: each /v1 request and each hook POST is a server span, active while the route
+ * runs (its model call and the hook message's queuing are children), named by the route
+ * template once it is known. Other paths (health, status, metrics) are not traced.
+ */
+export function traceRequests(tracing: Tracing): Middleware {
+  return (ctx, next) => {
+    if (!ctx.path.startsWith('/v1/') && !(ctx.method === 'POST' && ctx.path.startsWith('/hooks/'))) return next();
+    const attributes = { 'http.request.method': ctx.method, 'url.path': ctx.path };
+    return tracing.span(`${ctx.method} ${ctx.path}`, { kind: 'server', attributes }, async (span) => {
+      try {
+        await next();
+      } finally {
+        const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+        if (typeof route === 'string') span.updateName(`${ctx.method} ${route}`);
+        span.setAttribute('http.response.status_code', ctx.status);
+      }
+    });
+  };
+}

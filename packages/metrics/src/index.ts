@@ -1,0 +1,3 @@
+export { Metrics, type MetricsRole } from './metrics.js';
+export { deliveryMetrics, gatewayMetrics } from './observers.js';
+export { registerSharedGauges, type SharedGaugesOptions, type SharedSnapshot } from './shared-gauges.js';
