@@ -13,3 +13,4 @@ export { markdownToTelegramHtml } from './rich-text/telegram-html.js';
 export { SLACK_TEXT_LIMIT } from './slack/slack-channel.js';
 export { splitText } from './split-text.js';
 export { TELEGRAM_TEXT_LIMIT } from './telegram/telegram-channel.js';
+export { WHATSAPP_TEXT_LIMIT } from './whatsapp/whatsapp-channel.js';

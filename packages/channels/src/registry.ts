@@ -4,13 +4,14 @@ import { discord } from './discord/discord-channel.js';
 import { generic } from './generic/generic-channel.js';
 import { slack } from './slack/slack-channel.js';
 import { telegram } from './telegram/telegram-channel.js';
+import { whatsapp } from './whatsapp/whatsapp-channel.js';
 
 /**
  * Every channel Switchboard speaks. The config package builds the `hooks` schema from this list,
  * and the API and the worker find a hook's channel here: a new channel is its folder plus one
  * line below.
  */
-export const channelRegistry = [generic, slack, telegram, discord] as const;
+export const channelRegistry = [generic, slack, telegram, discord, whatsapp] as const;
 
 type ConfigOf<D> = D extends ChannelDefinition<infer Schema, infer Type> ? { type: Type } & z.output<Schema> : never;
 

@@ -14,6 +14,8 @@ export * from './platforms/slack-server.js';
 export * from './platforms/telegram.js';
 export * from './platforms/telegram-html.js';
 export * from './platforms/telegram-server.js';
+export * from './platforms/whatsapp.js';
+export * from './platforms/whatsapp-server.js';
 export * from './private-cluster.js';
 export * from './private-redis.js';
 export * from './redis-prefix.js';

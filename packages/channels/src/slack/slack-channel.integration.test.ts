@@ -47,7 +47,7 @@ const posted = { ok: true, channel: 'C0123', ts: '1736942401.000200', message: {
 describe('SlackAdapter', () => {
   it('verifies and parses a signed event end to end', async () => {
     const { adapter } = await startSlack((reply) => reply(200, posted));
-    const inbound = adapter.receive(slackRequest(SIGNING_SECRET, slackMessageEvent()));
+    const inbound = await adapter.receive(slackRequest(SIGNING_SECRET, slackMessageEvent()));
     expect(inbound.kind === 'message' && inbound.message.replyTo).toEqual(MESSAGE.replyTo);
   });
 

@@ -51,9 +51,9 @@ const sent = {
 describe('TelegramAdapter', () => {
   it('checks the secret token, then parses the update', async () => {
     const { adapter } = await startTelegram(200, sent);
-    const inbound = adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': SECRET }));
+    const inbound = await adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': SECRET }));
     expect(inbound.kind === 'message' && inbound.message.dedupeKey).toBe('987654321');
-    expect(() => adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': 'nope' }))).toThrow(
+    await expect(adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': 'nope' }))).rejects.toThrow(
       /secret token/,
     );
   });
