@@ -7,6 +7,7 @@ export { DELIVERY_TIMEOUT_MS } from './http.js';
 export type { FeedEvent, FinalReply, JobFeed, LiveJob, LiveReply } from './live/live-reply.js';
 export type { SendGate, SendRule } from './live/send-gate.js';
 export { splitMarkdown } from './live/split-markdown.js';
+export { MATTERMOST_TEXT_LIMIT } from './mattermost/mattermost-channel.js';
 export * from './registry.js';
 export { markdownToSlackMrkdwn } from './rich-text/slack-mrkdwn.js';
 export { markdownToTelegramHtml } from './rich-text/telegram-html.js';

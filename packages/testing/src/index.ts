@@ -8,6 +8,8 @@ export * from './openai-upstream.js';
 export * from './platforms/discord.js';
 export * from './platforms/discord-server.js';
 export * from './platforms/fake-rate-limit.js';
+export * from './platforms/mattermost.js';
+export * from './platforms/mattermost-server.js';
 export * from './platforms/signed-request.js';
 export * from './platforms/slack.js';
 export * from './platforms/slack-server.js';
