@@ -13,5 +13,6 @@ export { markdownToSlackMrkdwn } from './rich-text/slack-mrkdwn.js';
 export { markdownToTelegramHtml } from './rich-text/telegram-html.js';
 export { SLACK_TEXT_LIMIT } from './slack/slack-channel.js';
 export { splitText } from './split-text.js';
+export { TEAMS_TEXT_LIMIT } from './teams/teams-channel.js';
 export { TELEGRAM_TEXT_LIMIT } from './telegram/telegram-channel.js';
 export { WHATSAPP_TEXT_LIMIT } from './whatsapp/whatsapp-channel.js';

@@ -4,6 +4,7 @@ import { discord } from './discord/discord-channel.js';
 import { generic } from './generic/generic-channel.js';
 import { mattermost } from './mattermost/mattermost-channel.js';
 import { slack } from './slack/slack-channel.js';
+import { teams } from './teams/teams-channel.js';
 import { telegram } from './telegram/telegram-channel.js';
 import { whatsapp } from './whatsapp/whatsapp-channel.js';
 
@@ -12,7 +13,7 @@ import { whatsapp } from './whatsapp/whatsapp-channel.js';
  * and the API and the worker find a hook's channel here: a new channel is its folder plus one
  * line below.
  */
-export const channelRegistry = [generic, slack, telegram, discord, whatsapp, mattermost] as const;
+export const channelRegistry = [generic, slack, telegram, discord, whatsapp, mattermost, teams] as const;
 
 type ConfigOf<D> = D extends ChannelDefinition<infer Schema, infer Type> ? { type: Type } & z.output<Schema> : never;
 

@@ -13,6 +13,7 @@ export * from './platforms/mattermost-server.js';
 export * from './platforms/signed-request.js';
 export * from './platforms/slack.js';
 export * from './platforms/slack-server.js';
+export * from './platforms/teams.js';
 export * from './platforms/telegram.js';
 export * from './platforms/telegram-html.js';
 export * from './platforms/telegram-server.js';
