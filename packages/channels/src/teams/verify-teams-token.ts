@@ -47,9 +47,11 @@ export async function verifyTeamsToken(request: InboundRequest, options: TeamsTo
   return payload.serviceUrl;
 }
 
-/** The keys being unreachable is not the caller's fault; anything else about the token is. */
+/** The keys being unreachable is not the caller's fault (503, the Connector retries); anything else about the token is (401). */
 function tokenRefusal(err: unknown): AppError {
-  if (err instanceof errors.JWKSTimeout || (err instanceof Error && !(err instanceof errors.JOSEError))) {
+  // jose lets the key set's fetch failure through as fetch's own TypeError; everything else it throws is a JOSEError.
+  const unreachable = err instanceof errors.JWKSTimeout || (err instanceof TypeError && /fetch/i.test(err.message));
+  if (unreachable) {
     return new AppError("The Bot Framework's signing keys could not be read; try again shortly.", {
       status: 503,
       type: 'service_unavailable_error',
