@@ -85,6 +85,25 @@ describe('Teams channel: receiving', () => {
     expect((await hook.receive(activityRequest(teamsMessageActivity(serviceUrl), token))).kind).toBe('message');
   });
 
+  it('answers 503 signing_keys_unavailable, not 401, while the OpenID metadata cannot be read', async () => {
+    const unreachable = createHook('teams', {
+      type: 'teams' as const,
+      ...teamsChannel.config.parse({
+        appId: TEAMS_APP_ID,
+        appPassword: APP_PASSWORD,
+        openIdMetadataUrl: 'http://127.0.0.1:9/v1/.well-known/openidconfiguration',
+      }),
+    });
+    try {
+      const request = activityRequest(teamsMessageActivity(serviceUrl), await framework.sign(serviceUrl));
+      for (let i = 0; i < 2; i++) {
+        await expect(unreachable.receive(request)).rejects.toMatchObject({ status: 503, code: 'signing_keys_unavailable' });
+      }
+    } finally {
+      await unreachable.close();
+    }
+  });
+
   it('reads the OpenID metadata once, not per activity', async () => {
     const before = framework.server.requests.filter((r) => r.url === framework.metadataPath).length;
     for (let i = 0; i < 3; i++)
