@@ -100,6 +100,7 @@ export const teams = defineChannel({
   },
 });
 
+/** The app as the token endpoint knows it: Entra ID's endpoint for the tenant (multi-tenant: botframework.com) unless `tokenUrl` names one. */
 function teamsApp(
   hook: string,
   config: { appId: string; appPassword: string; tenantId?: string | undefined; tokenUrl?: string | undefined },
