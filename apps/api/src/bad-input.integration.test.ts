@@ -5,12 +5,23 @@ import {
   discordKeys,
   discordPing,
   discordSignedHeaders,
+  type FakeBotFramework,
+  formBody,
   type LocalServer,
+  mattermostOutgoing,
+  mattermostSlashCommand,
   slackMessageEvent,
   slackSignedHeaders,
+  startFakeBotFramework,
   startOpenAIUpstream,
+  TEAMS_APP_ID,
   TELEGRAM_SECRET_HEADER,
+  teamsConversationUpdate,
+  teamsMessageActivity,
   telegramUpdate,
+  whatsappSignature,
+  whatsappStatusWebhook,
+  whatsappTextWebhook,
 } from '@switchboard/testing';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
@@ -58,18 +69,25 @@ const CLIENT_KEY = 'fuzz-client-key-0123456789';
 const HOOK_TOKEN = 'fuzz-hook-token-0123456789';
 const SLACK_SECRET = 'fuzz-slack-signing-secret-0123';
 const TELEGRAM_SECRET = 'fuzz-telegram-secret-0123';
+const WHATSAPP_SECRET = 'fuzz-whatsapp-app-secret-0123';
+const WHATSAPP_VERIFY = 'fuzz-whatsapp-verify-0123';
+const MATTERMOST_TOKEN = 'fuzz-mattermost-token-0123';
+const TEAMS_SERVICE_URL = 'https://smba.trafficmanager.net/emea/';
 const ORIGIN = 'https://app.example.com';
 const GITHUB_SECRET = 'fuzz-github-webhook-secret';
 const STRIPE_SECRET = 'whsec_fuzz_stripe_secret_0123';
 const SVIX_SECRET = 'whsec_LPrFnJMJ9lSERQzCPnkGJ98erJc81bXH';
-const HOOKS = ['generic', 'slack', 'telegram', 'discord', 'github', 'stripe', 'svix'] as const;
+const HOOKS = ['generic', 'slack', 'telegram', 'discord', 'whatsapp', 'mattermost', 'teams', 'github', 'stripe', 'svix'] as const;
 type HookName = (typeof HOOKS)[number];
 /** Runs of the request properties; together well over the 10,000 requests the issue asks for. */
-const RUNS = { chat: 5000, responses: 2500, embeddings: 1500, models: 2500, hooks: 5500, paths: 2000 };
+const RUNS = { chat: 5000, responses: 2500, embeddings: 1500, models: 2500, hooks: 5500, paths: 2000, handshake: 300 };
 
 const discord = discordKeys();
 const otherDiscordKey = discordKeys().privateKey;
 let upstream: LocalServer;
+let botFramework: FakeBotFramework;
+/** Connector JWTs signed once (signing per run would only slow the property down). */
+let teamsTokens: Record<'valid' | 'foreign' | 'expired' | 'audience' | 'other-service', string>;
 let gateway: TestGateway;
 let client: RawClient;
 let prototypeNames: { object: string[]; array: string[] };
@@ -77,6 +95,15 @@ let prototypeNames: { object: string[]; array: string[] };
 beforeAll(async () => {
   prototypeNames = { object: Object.getOwnPropertyNames(Object.prototype), array: Object.getOwnPropertyNames(Array.prototype) };
   upstream = await startOpenAIUpstream();
+  // Teams tokens are checked against a local issuer's keys, so valid ones get past the signature.
+  botFramework = await startFakeBotFramework({ appId: TEAMS_APP_ID, appPassword: 'fuzz-teams-password-0123' });
+  teamsTokens = {
+    valid: await botFramework.sign(TEAMS_SERVICE_URL),
+    foreign: await botFramework.sign(TEAMS_SERVICE_URL, { foreign: true }),
+    expired: await botFramework.sign(TEAMS_SERVICE_URL, { expiresIn: '-1h' }),
+    audience: await botFramework.sign(TEAMS_SERVICE_URL, { audience: 'another-app' }),
+    'other-service': await botFramework.sign('https://attacker.example.com/'),
+  };
   // No worker runs, so nothing is delivered; the platform URLs point nowhere all the same.
   const nowhere = 'http://127.0.0.1:9';
   gateway = await startGateway({
@@ -122,6 +149,21 @@ beforeAll(async () => {
           conversation: '{{group}}',
           deliver: { hook: 'telegram', chat: '{{chat}}' },
         },
+        whatsapp: {
+          type: 'whatsapp',
+          appSecret: WHATSAPP_SECRET,
+          verifyToken: WHATSAPP_VERIFY,
+          accessToken: 'EAAG-fuzz-access-token',
+          apiUrl: nowhere,
+        },
+        mattermost: { type: 'mattermost', token: MATTERMOST_TOKEN, serverUrl: nowhere, botToken: 'fuzz-mattermost-bot-token' },
+        teams: {
+          type: 'teams',
+          appId: TEAMS_APP_ID,
+          appPassword: 'fuzz-teams-password-0123',
+          openIdMetadataUrl: `${botFramework.url}${botFramework.metadataPath}`,
+          tokenUrl: nowhere,
+        },
       },
     },
     env: { LOG_LEVEL: 'info' },
@@ -133,6 +175,7 @@ afterAll(async () => {
   client?.close();
   await gateway?.close();
   await upstream?.close();
+  await botFramework?.close();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +301,43 @@ const hookAuth = fc.record({
   ),
 });
 
+/** The new channels' credentials: valid, wrong, junk or missing (Mattermost's token is in the body, see below). */
+const newHookAuth = fc.record({
+  whatsapp: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('valid' as const) },
+    { weight: 2, arbitrary: fc.constantFrom('other-secret' as const, 'missing' as const) },
+    { weight: 1, arbitrary: headerText(100).map((value) => ({ 'x-hub-signature-256': value })) },
+  ),
+  teams: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('valid' as const) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('foreign' as const, 'expired' as const, 'audience' as const, 'other-service' as const),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        headerText(200),
+        headerText(40).map((value) => `Bearer ${value}`),
+      ),
+    },
+  ),
+});
+
 type HookAuth = typeof hookAuth extends fc.Arbitrary<infer T> ? T : never;
+type NewHookAuth = typeof newHookAuth extends fc.Arbitrary<infer T> ? T : never;
+
+/** WhatsApp's signature over the exact body, and Teams' Authorization (only for the Teams hook: it is the generic hook's header too). */
+function newHookAuthHeaders(hook: HookName, auth: NewHookAuth, body: Buffer): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (auth.whatsapp === 'valid') headers['x-hub-signature-256'] = whatsappSignature(WHATSAPP_SECRET, body);
+  else if (auth.whatsapp === 'other-secret') headers['x-hub-signature-256'] = whatsappSignature(`${WHATSAPP_SECRET}x`, body);
+  else if (typeof auth.whatsapp === 'object') Object.assign(headers, auth.whatsapp);
+  if (hook !== 'teams') return headers;
+  const { teams } = auth;
+  headers.authorization = teams in teamsTokens ? `Bearer ${teamsTokens[teams as keyof typeof teamsTokens]}` : teams;
+  return headers;
+}
 
 /** Every platform's headers at once (each hook reads only its own), signed over the exact body. */
 function hookAuthHeaders(auth: HookAuth, body: Buffer): Record<string, string> {
@@ -314,6 +393,19 @@ const githubSample = {
 };
 const stripeSample = { id: 'evt_1', type: 'invoice.paid', data: { object: { customer: 'cus_1' } } };
 const svixSample = { alerts: [{ title: 'disk full' }], group: 'db', chat: '-1001234567890' };
+const whatsappSample = whatsappTextWebhook();
+const whatsappMessage = whatsappSample.entry[0].changes[0].value.messages[0]!;
+const mattermostFields = {
+  token: fc.constantFrom(MATTERMOST_TOKEN, MATTERMOST_TOKEN, `${MATTERMOST_TOKEN}x`, ''),
+  text: fc.string(),
+  channel_id: fc.string(),
+  user_id: fc.string(),
+  post_id: fc.string(),
+  trigger_word: fc.string({ maxLength: 5 }),
+  root_id: fc.string(),
+  trigger_id: fc.string(),
+};
+const teamsSample = teamsMessageActivity(TEAMS_SERVICE_URL);
 
 /** The platforms' real payloads with a field or two replaced by anything. */
 const platformBodies: Record<HookName, fc.Arbitrary<Record<string, unknown>>> = {
@@ -378,7 +470,72 @@ const platformBodies: Record<HookName, fc.Arbitrary<Record<string, unknown>>> = 
     group: fc.oneof(fc.string(), anyValue),
     chat: fc.oneof(fc.string(), fc.integer().map(String), anyValue),
   }),
+  whatsapp: fc.oneof(
+    mutated(whatsappSample, {
+      object: fc.constantFrom('whatsapp_business_account', 'page', ''),
+      entry: fc.array(
+        fc.record({
+          changes: fc.array(
+            fc.record({
+              field: fc.constantFrom('messages', 'account_update'),
+              value: mutated(whatsappSample.entry[0].changes[0].value, {
+                messages: fc.array(
+                  mutated(whatsappMessage, {
+                    from: fc.string(),
+                    id: fc.string(),
+                    type: fc.constantFrom('text', 'image', 'reaction'),
+                    text: fc.record({ body: fc.string() }),
+                  }),
+                  { maxLength: 3 },
+                ),
+                metadata: fc.record({ phone_number_id: fc.string() }),
+              }),
+            }),
+            { maxLength: 2 },
+          ),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    mutated(whatsappStatusWebhook(), {}),
+  ),
+  mattermost: fc.oneof(
+    mutated({ ...mattermostOutgoing(), token: MATTERMOST_TOKEN }, mattermostFields),
+    mutated({ ...mattermostSlashCommand(), token: MATTERMOST_TOKEN }, mattermostFields),
+  ),
+  teams: fc.oneof(
+    mutated(teamsSample, {
+      type: fc.constantFrom('message', 'conversationUpdate', 'invoke', 'typing'),
+      id: fc.string(),
+      serviceUrl: fc.constantFrom(TEAMS_SERVICE_URL, 'https://attacker.example.com/', ''),
+      text: fc.string(),
+      conversation: fc.record({ id: fc.string() }),
+      from: fc.record({ id: fc.string() }),
+      recipient: fc.record({ id: fc.string() }),
+      entities: fc.array(
+        fc.record({
+          type: fc.constantFrom('mention', 'clientInfo'),
+          text: fc.string(),
+          mentioned: fc.record({ id: fc.string() }),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    mutated(teamsConversationUpdate(TEAMS_SERVICE_URL), {}),
+  ),
 };
+
+/** Mattermost's bodies as the form its slash commands (and some outgoing webhooks) post. */
+const mattermostForm = platformBodies.mattermost.map((fields) =>
+  text(
+    formBody(
+      Object.fromEntries(
+        Object.entries(fields).map(([name, value]) => [name, typeof value === 'string' ? value : serialize(value)]),
+      ),
+    ),
+  ),
+);
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /** A body for `hook`'s platform (maybe with a polluting member), any bad body, or none. */
 const hookBodyFor = (hook: HookName) =>
@@ -389,6 +546,7 @@ const hookBodyFor = (hook: HookName) =>
         .tuple(platformBodies[hook], fc.option(pollutionMember, { freq: 5, nil: undefined }))
         .map(([body, member]) => text(member ? withMember(serialize(body), member) : serialize(body))),
     },
+    { weight: hook === 'mattermost' ? 6 : 0, arbitrary: mattermostForm },
     { weight: 8, arbitrary: anyBody },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
@@ -504,23 +662,30 @@ describe('bad input', { timeout: 120_000 }, () => {
       .constantFrom(...HOOKS)
       .chain((hook) =>
         fc.record({
+          hook: fc.constant(hook),
           name: fc.oneof({ weight: 6, arbitrary: fc.constant(hook) }, { weight: 1, arbitrary: hookName }),
           query,
           body: hookBodyFor(hook),
           auth: hookAuth,
-          type: contentType,
+          newAuth: newHookAuth,
+          type: hook === 'mattermost' ? fc.oneof(contentType, fc.constant(FORM_TYPE)) : contentType,
           common: commonHeaders(ORIGIN),
           idempotencyKey: fc.option(fc.oneof(headerText(40), longHeaderText), { freq: 4, nil: undefined }),
         }),
       )
-      .map(({ name, query, body, auth, type, common, idempotencyKey }) =>
+      .map(({ hook, name, query, body, auth, newAuth, type, common, idempotencyKey }) =>
         shown({
           method: 'POST',
           path: `/hooks/${name}${query}`,
-          headers: headersOf(common, hookAuthHeaders(auth, body ?? Buffer.alloc(0)), {
-            'content-type': type,
-            'idempotency-key': idempotencyKey,
-          }),
+          headers: headersOf(
+            common,
+            hookAuthHeaders(auth, body ?? Buffer.alloc(0)),
+            newHookAuthHeaders(hook, newAuth, body ?? Buffer.alloc(0)),
+            {
+              'content-type': type,
+              'idempotency-key': idempotencyKey,
+            },
+          ),
           ...(body ? { body } : {}),
         }),
       );
@@ -557,6 +722,26 @@ describe('bad input', { timeout: 120_000 }, () => {
         }),
       );
     await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: RUNS.paths });
+  });
+
+  it('answers GET /hooks/<name> (the WhatsApp handshake) below 500, errors in the OpenAI shape, whatever the query', async () => {
+    const hubValue = fc.oneof(
+      fc.constantFrom('subscribe', WHATSAPP_VERIFY, '1158201444', ''),
+      fc.string({ maxLength: 300 }),
+      headerText(40),
+    );
+    const request = fc
+      .record({
+        name: fc.oneof({ weight: 4, arbitrary: fc.constant('whatsapp') }, { weight: 1, arbitrary: hookName }),
+        hub: fc.dictionary(fc.constantFrom('hub.mode', 'hub.verify_token', 'hub.challenge', 'hub.x'), hubValue, { maxKeys: 4 }),
+        query,
+        common: commonHeaders(ORIGIN),
+      })
+      .map(({ name, hub, query, common }) => {
+        const search = new URLSearchParams(hub).toString();
+        return shown({ method: 'GET', path: `/hooks/${name}${search ? `?${search}` : query}`, headers: headersOf(common) });
+      });
+    await fc.assert(fc.asyncProperty(request, sendAndCheck), { numRuns: RUNS.handshake });
   });
 
   // Kept apart so that a failure here leaves the properties above their full run.

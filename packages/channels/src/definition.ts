@@ -28,9 +28,22 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
   secrets(config: z.output<Schema>): string[];
   /**
    * Verifies and parses one request. Throws an `AppError`: 401 (`invalid_signature` /
-   * `invalid_token`) for bad credentials, 400 for a malformed body.
+   * `invalid_token`) for bad credentials, 400 for a malformed body. May be async, for a channel
+   * whose verification needs the network (Teams: the issuer's signing keys); a synchronous one
+   * stays as it is.
    */
   receive(request: InboundRequest, config: z.output<Schema>): Inbound | Promise<Inbound>;
+  /**
+   * The content types a request may declare (none declared is read as JSON). Another is a 415.
+   * @defaultValue `['application/json', 'application/*+json']`
+   */
+  readonly bodyTypes?: readonly string[];
+  /**
+   * When present, `GET /hooks/:name` is answered by it: a platform's subscription handshake
+   * (WhatsApp's `hub.challenge`). Throws an `AppError` (403) when the handshake is refused.
+   * Without it, a GET is a 405.
+   */
+  handshake?(query: URLSearchParams, config: z.output<Schema>): HttpAnswer;
   /**
    * Sends piece `part.index` of a reply. Throws `DeliveryError`: retryable for network errors,
    * 5xx and 429 (with the platform's Retry-After); final for other 4xx (with
@@ -105,6 +118,11 @@ export type Inbound =
       ack: (jobId: string, duplicate: boolean) => HttpAnswer;
       waitMs?: number;
     }
+  /**
+   * Queue each of `messages` in order (a platform that batches, as WhatsApp does), then answer
+   * with `ack()`. A retried batch is safe: every message has its own dedupe key.
+   */
+  | { kind: 'messages'; messages: InboundMessage[]; ack: () => HttpAnswer }
   /** Answer at once, queue nothing (url_verification, PING, ignored bot messages…). */
   | { kind: 'answer'; answer: HttpAnswer };
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage } from '@switchboard/protocol';
 import type { CredentialCheck } from './credential-check.js';
-import type { ChannelDefinition, DeliveryMeta, Inbound, InboundRequest } from './definition.js';
+import type { ChannelDefinition, DeliveryMeta, HttpAnswer, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
 import type { LiveJob, LiveReply } from './live/live-reply.js';
 import { type Polite, politeFor, politely, type SendGate } from './live/send-gate.js';
@@ -21,7 +21,11 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly config: Config;
   readonly channel: ChannelDefinition;
   /** Verifies and parses a request to this hook (see `ChannelDefinition.receive`). */
-  receive(request: InboundRequest): Inbound | Promise<Inbound>;
+  receive(request: InboundRequest): Promise<Inbound>;
+  /** The content types the hook reads (see `ChannelDefinition.bodyTypes`). */
+  readonly bodyTypes: readonly string[];
+  /** Set when the channel answers `GET /hooks/:name` (see `ChannelDefinition.handshake`). */
+  readonly handshake: ((query: URLSearchParams) => HttpAnswer) | undefined;
   /** The reply cut into the pieces the platform accepts (Markdown-aware when the hook streams). */
   split(text: string): string[];
   /** Sends piece `index` of a reply (see `ChannelDefinition.deliver`), taking a turn of the shared limiter. */
@@ -36,6 +40,9 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly checkCredentials: (() => Promise<CredentialCheck>) | undefined;
   close(): Promise<void>;
 }
+
+/** What a channel reads unless it says otherwise. */
+export const JSON_BODY_TYPES = ['application/json', 'application/*+json'] as const;
 
 export interface HookOptions {
   /** The limiter all workers share; without it (the API, unit tests) sends are not spaced. */
@@ -54,6 +61,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const { textLength } = channel.limits;
   const authorize = channel.authorizeJobRead;
   const check = channel.checkCredentials;
+  const handshake = channel.handshake;
   const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
   const liveLength = Math.min(live?.textLength ?? textLength, textLength);
   const split = live
@@ -67,7 +75,10 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
     name,
     config,
     channel,
-    receive: (request) => channel.receive(request, config),
+    // A synchronous receive's throw becomes a rejection, so callers handle one shape.
+    receive: async (request) => channel.receive(request, config),
+    bodyTypes: channel.bodyTypes ?? JSON_BODY_TYPES,
+    handshake: handshake ? (query) => handshake(query, config) : undefined,
     split,
     deliver,
     authorizeJobRead: authorize ? (headers) => authorize(headers, config) : undefined,

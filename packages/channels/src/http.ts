@@ -23,6 +23,8 @@ export interface JsonCall {
   headers?: Record<string, string>;
   /** Sent as JSON; none for a GET or a DELETE. */
   body?: unknown;
+  /** Sent as `application/x-www-form-urlencoded` instead of `body` (OAuth token endpoints). */
+  form?: Record<string, string>;
 }
 
 /** A platform's answer, read whatever its status, for the adapter to judge. */
@@ -56,6 +58,7 @@ export class DeliveryClient {
   async send(call: JsonCall): Promise<JsonReply> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     // Lowercased so a caller's `Content-Type` replaces ours instead of being sent twice.
     for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
     let response: Dispatcher.ResponseData;
@@ -65,7 +68,7 @@ export class DeliveryClient {
         dispatcher: this.#pool.agent,
         method: call.method,
         headers,
-        body: call.body === undefined ? null : JSON.stringify(call.body),
+        body: call.form ? new URLSearchParams(call.form).toString() : call.body === undefined ? null : JSON.stringify(call.body),
         headersTimeout: DELIVERY_TIMEOUT_MS,
         bodyTimeout: DELIVERY_TIMEOUT_MS,
       });

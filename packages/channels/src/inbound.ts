@@ -30,12 +30,17 @@ export function parseJsonBody(rawBody: Buffer): unknown {
   return value;
 }
 
-/** Validates `value` against `schema`, or throws a 400 naming the first offending field. */
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+/**
+ * Validates `value` against `schema`, or throws a 400 naming the first offending field.
+ *
+ * @param at - Where `value` sits in the body, prefixed to the field's name (`entry.0.changes.1`).
+ */
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, at: readonly PropertyKey[] = []): z.output<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const param = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : null;
+  const path = [...at, ...(issue?.path ?? [])];
+  const param = path.length > 0 ? path.map(String).join('.') : null;
   const detail = issue?.message ?? 'invalid input';
   throw invalidRequest(param ? `Invalid '${param}': ${detail}` : `Invalid request body: ${detail}`, param);
 }

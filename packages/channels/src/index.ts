@@ -10,10 +10,13 @@ export type { FeedEvent, FinalReply, JobFeed, LiveJob, LiveReply } from './live/
 export type { SendGate, SendRule } from './live/send-gate.js';
 export { splitMarkdown } from './live/split-markdown.js';
 export { standardWebhooksSecretSchema } from './mapped/mapped-config.js';
+export { MATTERMOST_TEXT_LIMIT } from './mattermost/mattermost-channel.js';
 export * from './registry.js';
 export { markdownToSlackMrkdwn } from './rich-text/slack-mrkdwn.js';
 export { markdownToTelegramHtml } from './rich-text/telegram-html.js';
 export { routeDelivery, targetKeysProblem } from './route-delivery.js';
 export { SLACK_TEXT_LIMIT } from './slack/slack-channel.js';
 export { splitText } from './split-text.js';
+export { TEAMS_TEXT_LIMIT } from './teams/teams-channel.js';
 export { TELEGRAM_TEXT_LIMIT } from './telegram/telegram-channel.js';
+export { WHATSAPP_TEXT_LIMIT } from './whatsapp/whatsapp-channel.js';

@@ -79,7 +79,7 @@ export const OPERATIONS: Operation[] = [
     path: '/hooks/{name}',
     tag: 'hooks',
     summary:
-      'An inbound message. A generic hook takes this body with `Authorization: Bearer <hook token>`; Slack, Telegram and Discord hooks take their platform’s own signed webhook payloads.',
+      'An inbound message. A generic hook takes this body with `Authorization: Bearer <hook token>`; Slack, Telegram, Discord, WhatsApp, Mattermost, Teams and mapped hooks take their senders’ own signed payloads.',
     security: 'hookToken',
     body: { name: 'GenericHookMessage', schema: genericBodySchema, required: true },
     responses: {
@@ -89,6 +89,21 @@ export const OPERATIONS: Operation[] = [
       401: 'Bad signature or token',
       404: 'No such hook',
       503: 'Queue unavailable',
+    },
+  },
+  {
+    method: 'get',
+    path: '/hooks/{name}',
+    tag: 'hooks',
+    summary:
+      'A platform’s subscription handshake (WhatsApp: `hub.mode`, `hub.verify_token`, `hub.challenge`); other hooks answer 405',
+    security: 'none',
+    responses: {
+      200: 'The challenge, as text',
+      400: 'Malformed challenge',
+      403: 'Wrong verify token',
+      404: 'No such hook',
+      405: 'This hook has no handshake',
     },
   },
   {

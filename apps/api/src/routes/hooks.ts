@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
-import type { Hook } from '@switchboard/channels';
+import type { Hook, HttpAnswer, Inbound } from '@switchboard/channels';
 import type { HookConfig } from '@switchboard/config';
-import { AppError } from '@switchboard/protocol';
+import { AppError, type InboundMessage, methodNotAllowed } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
-import { requireJsonContentType } from '../middleware/json-guards.js';
+import { requireContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
 import { acceptMessage, findHook } from '../services/hook-service.js';
 import { resumeFrom, streamJobFeed } from '../services/job-feed-service.js';
@@ -17,24 +17,44 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
 
   router.post('/hooks/:name', async (ctx) => {
     const hook = findHook(deps, ctx.params.name);
-    requireJsonContentType(ctx);
+    requireContentType(ctx, hook.bodyTypes);
     const rawBody = await readRawBody(ctx.req, hookLimit);
     const inbound = await hook.receive({ headers: ctx.headers, rawBody, now: Date.now() });
     ctx.state.log = { hook: hook.name };
-    if (inbound.kind === 'answer') {
-      ctx.status = inbound.answer.status;
-      ctx.body = inbound.answer.body;
-      return;
+    const answer = await answerFor(inbound);
+    ctx.status = answer.status;
+    ctx.body = answer.body;
+
+    async function answerFor(inbound: Inbound): Promise<HttpAnswer> {
+      if (inbound.kind === 'answer') return inbound.answer;
+      if (inbound.kind === 'messages') {
+        // In order, one at a time: a failure answers 503 and the platform's retry repeats only duplicates.
+        for (const message of inbound.messages) await queue(message);
+        return inbound.ack();
+      }
+      const queued = await queue(inbound.message);
+      // A caller held for its reply gets the job once it is over; a repeat is never answered with it.
+      const view =
+        inbound.waitMs && !queued.duplicate
+          ? await waitForJob(deps, hook.name, queued.jobId, inbound.waitMs, clientSignal(ctx))
+          : null;
+      return view ? { status: 200, body: view } : inbound.ack(queued.jobId, queued.duplicate);
     }
-    deps.metrics?.hookReceived.inc({ hook: hook.name });
-    const queued = await acceptMessage(deps, hook.name, inbound.message);
-    ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
-    // A caller held for its reply gets the job once it is over; a repeat is never answered with it.
-    const view =
-      inbound.waitMs && !queued.duplicate
-        ? await waitForJob(deps, hook.name, queued.jobId, inbound.waitMs, clientSignal(ctx))
-        : null;
-    const answer = view ? { status: 200, body: view } : inbound.ack(queued.jobId, queued.duplicate);
+
+    async function queue(message: InboundMessage): Promise<{ jobId: string; duplicate: boolean }> {
+      deps.metrics?.hookReceived.inc({ hook: hook.name });
+      const queued = await acceptMessage(deps, hook.name, message);
+      ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
+      return queued;
+    }
+  });
+
+  // A platform's subscription handshake (WhatsApp), for the channels that define one; else 405.
+  router.get('/hooks/:name', async (ctx) => {
+    const hook = findHook(deps, ctx.params.name);
+    if (!hook.handshake) throw methodNotAllowed(ctx.method, ctx.path, ['POST']);
+    ctx.state.log = { hook: hook.name };
+    const answer = hook.handshake(new URLSearchParams(ctx.querystring));
     ctx.status = answer.status;
     ctx.body = answer.body;
   });

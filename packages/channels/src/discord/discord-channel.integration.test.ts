@@ -60,7 +60,7 @@ const messageObject = {
 describe('DiscordAdapter', () => {
   it('verifies and answers a signed PING with PONG', async () => {
     const { adapter } = await startDiscord(200, messageObject);
-    const inbound = adapter.receive(
+    const inbound = await adapter.receive(
       discordRequest(keys.privateKey, { id: '1', application_id: APPLICATION_ID, type: 1, token: 't', version: 1 }),
     );
     expect(inbound).toEqual({ kind: 'answer', answer: { status: 200, body: { type: 1 } } });
@@ -69,7 +69,7 @@ describe('DiscordAdapter', () => {
   it('refuses an unsigned command before reading it', async () => {
     const { adapter } = await startDiscord(200, messageObject);
     const request = discordRequest(discordKeys().privateKey, discordCommand());
-    expect(() => adapter.receive(request)).toThrow(/signature/);
+    await expect(adapter.receive(request)).rejects.toThrow(/signature/);
   });
 
   it('replaces the deferred response with the first part', async () => {

@@ -53,7 +53,7 @@ describe('TelegramAdapter', () => {
     const { adapter } = await startTelegram(200, sent);
     const inbound = await adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': SECRET }));
     expect(inbound.kind === 'message' && inbound.message.dedupeKey).toBe('987654321');
-    expect(() => adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': 'nope' }))).toThrow(
+    await expect(adapter.receive(jsonRequest(telegramUpdate(), { 'x-telegram-bot-api-secret-token': 'nope' }))).rejects.toThrow(
       /secret token/,
     );
   });

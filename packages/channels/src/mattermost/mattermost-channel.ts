@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { defineChannel } from '../definition.js';
+import { DeliveryError } from '../delivery-error.js';
+import { sendLimitsSchema } from '../live/send-gate.js';
+import { callMattermost, judgeMattermostMe, type MattermostClient, threadOf } from './mattermost-api.js';
+import { parseMattermostRequest } from './parse-mattermost-request.js';
+import { MATTERMOST_BODY_TYPES, readMattermostBody } from './read-mattermost-body.js';
+import { verifyMattermostToken } from './verify-mattermost-token.js';
+
+/** A post's longest message on Mattermost 5.0 and later (runes; UTF-16 units never count fewer). */
+export const MATTERMOST_TEXT_LIMIT = 16_383;
+
+/** What `parseMattermostRequest` stored in `replyTo`; checked again because it comes back from the job store. */
+const mattermostReplyToSchema = z.object({
+  channel_id: z.string().min(1),
+  post_id: z.string().min(1).optional(),
+  root_id: z.string().min(1).optional(),
+});
+
+/**
+ * Mattermost through an outgoing webhook or a slash command (their token checked), replies
+ * posted by a bot account through the REST API (`POST /api/v4/posts`) in the same channel and
+ * thread.
+ */
+export const mattermost = defineChannel({
+  type: 'mattermost',
+  config: z.strictObject({
+    /** The outgoing webhook's (or slash command's) token, sent in every request. */
+    token: z.string().min(8),
+    /** A second token, for a slash command serving the same hook as an outgoing webhook. */
+    commandToken: z.string().min(8).optional(),
+    /** The server's address, e.g. `https://chat.example.com`. */
+    serverUrl: z.url({ protocol: /^https?$/ }),
+    /** A bot account's access token (posts replies; needs to be in the channel). */
+    botToken: z.string().min(8),
+    /** The bot's own user id, whose posts are ignored. */
+    botUserId: z.string().optional(),
+    /** About ten posts a second per channel is what a server allows by default; kept well under. */
+    sendLimits: sendLimitsSchema({ channel: { count: 1, perMs: 1000 } }),
+  }),
+  limits: { textLength: MATTERMOST_TEXT_LIMIT },
+  bodyTypes: MATTERMOST_BODY_TYPES,
+  secrets: (config) => [config.token, config.botToken, ...(config.commandToken ? [config.commandToken] : [])],
+
+  receive(request, config) {
+    const fields = readMattermostBody(request);
+    verifyMattermostToken(fields, config.commandToken ? [config.token, config.commandToken] : [config.token]);
+    return parseMattermostRequest(fields, { botUserId: config.botUserId });
+  },
+
+  sendTarget(message, config) {
+    const target = mattermostReplyToSchema.safeParse(message.replyTo);
+    return target.success ? { key: target.data.channel_id, rules: [config.sendLimits.channel] } : null;
+  },
+
+  /** Posts a part in the channel, in the thread of the post (or command) it answers. */
+  async deliver({ message, text }, { hook, config, http }) {
+    const target = mattermostReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) throw new DeliveryError(`Hook '${hook}': the job holds no Mattermost channel`, false);
+    const client: MattermostClient = { hook, serverUrl: config.serverUrl, botToken: config.botToken, http };
+    const { channel_id, post_id, root_id } = target.data;
+    // An outgoing webhook names the post, not its thread; a reply to a reply must name the root.
+    const root = root_id ?? (post_id ? await threadOf(client, post_id) : '');
+    await callMattermost(client, 'create post', 'POST', 'posts', { channel_id, message: text, root_id: root });
+  },
+
+  /** `GET /users/me`: the cheapest call that proves the bot token is valid. */
+  checkCredentials({ hook, config, http }) {
+    return judgeMattermostMe({ hook, serverUrl: config.serverUrl, botToken: config.botToken, http });
+  },
+});

@@ -1,0 +1,59 @@
+import { TEAMS_BOT_ID, teamsConversationUpdate, teamsMessageActivity } from '@switchboard/testing';
+import { describe, expect, it } from 'vitest';
+import { appErrorFrom } from '../test-support/errors.js';
+import { parseTeamsActivity } from './parse-teams-activity.js';
+
+const SERVICE_URL = 'https://smba.trafficmanager.net/emea/';
+const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };
+
+describe('parseTeamsActivity', () => {
+  it('queues a message without the mention of the bot, as a reply to the activity in its conversation', () => {
+    const activity = teamsMessageActivity(SERVICE_URL);
+    const inbound = parseTeamsActivity(activity, SERVICE_URL);
+    expect(inbound.kind).toBe('message');
+    if (inbound.kind !== 'message') return;
+    expect(inbound.message).toEqual({
+      action: 'chat',
+      text: 'What is a monad?',
+      from: activity.from.id,
+      conversation: activity.conversation.id,
+      dedupeKey: '1736942400000',
+      replyTo: { service_url: SERVICE_URL, conversation_id: activity.conversation.id, activity_id: '1736942400000' },
+    });
+  });
+
+  it("keeps other people's mentions and strips every mention of the bot", () => {
+    const activity = teamsMessageActivity(SERVICE_URL, {
+      text: 'Ask <at>Grace</at> or <at>Switchboard</at>, <at>Switchboard</at>  please',
+      entities: [
+        { type: 'mention', text: '<at>Grace</at>', mentioned: { id: '29:grace' } },
+        { type: 'mention', text: '<at>Switchboard</at>', mentioned: { id: TEAMS_BOT_ID } },
+      ],
+    });
+    const inbound = parseTeamsActivity(activity, SERVICE_URL);
+    expect(inbound.kind === 'message' && inbound.message.text).toBe('Ask <at>Grace</at> or , please');
+  });
+
+  it('acknowledges conversationUpdate, other activity types, empty mentions and its own messages', () => {
+    expect(parseTeamsActivity(teamsConversationUpdate(SERVICE_URL), SERVICE_URL)).toEqual(ignored);
+    expect(parseTeamsActivity({ type: 'typing', serviceUrl: SERVICE_URL }, SERVICE_URL)).toEqual(ignored);
+    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { text: '<at>Switchboard</at> ' }), SERVICE_URL)).toEqual(
+      ignored,
+    );
+    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { from: { id: TEAMS_BOT_ID } }), SERVICE_URL)).toEqual(ignored);
+  });
+
+  it('answers 401 when the activity names another serviceUrl than its token', () => {
+    const error = appErrorFrom(() => parseTeamsActivity(teamsMessageActivity('https://evil.example.com/'), SERVICE_URL));
+    expect(error.status).toBe(401);
+    expect(error.code).toBe('invalid_token');
+  });
+
+  it('answers 400 naming the field for a body that is not an activity', () => {
+    expect(appErrorFrom(() => parseTeamsActivity({ serviceUrl: SERVICE_URL }, SERVICE_URL)).param).toBe('type');
+    expect(
+      appErrorFrom(() => parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { conversation: {} }), SERVICE_URL)).param,
+    ).toBe('conversation.id');
+    expect(appErrorFrom(() => parseTeamsActivity('activity', SERVICE_URL)).status).toBe(400);
+  });
+});

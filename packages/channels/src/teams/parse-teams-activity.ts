@@ -1,0 +1,68 @@
+import { unauthorized } from '@switchboard/protocol';
+import { z } from 'zod';
+import type { Inbound } from '../definition.js';
+import { okAnswer, parseWith } from '../inbound.js';
+
+/** A Bot Framework activity. Loose: the schema is large and grows; only what is named is read. */
+const activitySchema = z.looseObject({ type: z.string(), serviceUrl: z.string() });
+
+const messageSchema = z.looseObject({
+  id: z.string().min(1),
+  serviceUrl: z.url({ protocol: /^https?$/ }),
+  conversation: z.looseObject({ id: z.string().min(1) }),
+  from: z.looseObject({ id: z.string().min(1) }),
+  recipient: z.looseObject({ id: z.string().min(1) }),
+  text: z.string().default(''),
+  entities: z
+    .array(
+      z.looseObject({
+        type: z.string(),
+        text: z.string().optional(),
+        mentioned: z.looseObject({ id: z.string() }).optional(),
+      }),
+    )
+    .default([]),
+});
+
+/**
+ * Turns a verified activity into a queued message or an acknowledgement: `message` activities are
+ * answered (the bot's @mentions taken out of the text), `conversationUpdate` and every other type
+ * acknowledged with 200. The activity's `serviceUrl` must be the one the token was issued for.
+ *
+ * @param tokenServiceUrl - The `serviceUrl` claim of the verified token.
+ * @throws AppError 400 for a body that is not an activity; 401 when the service URLs differ.
+ */
+export function parseTeamsActivity(body: unknown, tokenServiceUrl: string): Inbound {
+  const activity = parseWith(activitySchema, body);
+  if (activity.serviceUrl !== tokenServiceUrl) {
+    throw unauthorized("The activity's serviceUrl is not the token's.", 'invalid_token');
+  }
+  if (activity.type !== 'message') return { kind: 'answer', answer: okAnswer() };
+  const message = parseWith(messageSchema, body);
+  // The bot's own messages echoed back would loop.
+  if (message.from.id === message.recipient.id) return { kind: 'answer', answer: okAnswer() };
+  const text = withoutMentionsOf(message.recipient.id, message.text, message.entities);
+  if (text === '') return { kind: 'answer', answer: okAnswer() };
+  return {
+    kind: 'message',
+    message: {
+      action: 'chat',
+      text,
+      from: message.from.id,
+      // A channel thread has its own conversation id (`…;messageid=…`), a chat one for all of it.
+      conversation: message.conversation.id,
+      dedupeKey: message.id,
+      replyTo: { service_url: message.serviceUrl, conversation_id: message.conversation.id, activity_id: message.id },
+    },
+    ack: () => okAnswer(),
+  };
+}
+
+/** The text without the `<at>Bot</at>` of each mention of the bot, spaces tidied. */
+function withoutMentionsOf(botId: string, text: string, entities: z.output<typeof messageSchema>['entities']): string {
+  let rest = text;
+  for (const entity of entities) {
+    if (entity.type === 'mention' && entity.mentioned?.id === botId && entity.text) rest = rest.split(entity.text).join(' ');
+  }
+  return rest.replace(/[ \t]{2,}/g, ' ').trim();
+}

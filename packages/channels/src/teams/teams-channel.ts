@@ -1,0 +1,112 @@
+import { joinUrl } from '@switchboard/http';
+import { parseRetryAfter } from '@switchboard/protocol';
+import { z } from 'zod';
+import { defineChannel } from '../definition.js';
+import { DeliveryError } from '../delivery-error.js';
+import { redact, statusFailure } from '../http.js';
+import { parseJsonBody } from '../inbound.js';
+import { sendLimitsSchema } from '../live/send-gate.js';
+import { parseTeamsActivity } from './parse-teams-activity.js';
+import { forgetTeamsAccessToken, type TeamsApp, teamsAccessToken } from './teams-access-token.js';
+import { verifyTeamsToken } from './verify-teams-token.js';
+
+/**
+ * Teams refuses an activity over about 28 KB. Cutting at 8,000 UTF-16 units keeps even text of
+ * three-byte characters (CJK) inside it, with room for the envelope.
+ */
+export const TEAMS_TEXT_LIMIT = 8_000;
+
+/** What `parseTeamsActivity` stored in `replyTo`; checked again because it comes back from the job store. */
+const teamsReplyToSchema = z.object({
+  service_url: z.url({ protocol: /^https?$/ }),
+  conversation_id: z.string().min(1),
+  activity_id: z.string().min(1),
+});
+
+/**
+ * Microsoft Teams through the Bot Framework: activities in, each with a Connector JWT validated
+ * against the OpenID metadata's keys; replies out to
+ * `{serviceUrl}/v3/conversations/{id}/activities/{replyToId}` with a client-credentials token.
+ */
+export const teams = defineChannel({
+  type: 'teams',
+  config: z.strictObject({
+    /** The bot's Microsoft App ID (the tokens' audience, the client id of its own token). */
+    appId: z.string().min(1),
+    /** The app's client secret. */
+    appPassword: z.string().min(8),
+    /** Single-tenant bots: the tenant id, whose token endpoint then issues the bot's tokens. */
+    tenantId: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,100}$/)
+      .optional(),
+    /** Where the Connector's signing keys are found. */
+    openIdMetadataUrl: z.url().default('https://login.botframework.com/v1/.well-known/openidconfiguration'),
+    /** The token endpoint; by default Entra ID's for `tenantId`, else for `botframework.com`. */
+    tokenUrl: z.url().optional(),
+    /** Teams throttles a bot past a few messages a second in one conversation; 3 per 3 s stays under it. */
+    sendLimits: sendLimitsSchema({ conversation: { count: 3, perMs: 3000 } }),
+  }),
+  limits: { textLength: TEAMS_TEXT_LIMIT },
+  secrets: (config) => [config.appPassword],
+
+  async receive(request, config) {
+    const serviceUrl = await verifyTeamsToken(request, { appId: config.appId, openIdMetadataUrl: config.openIdMetadataUrl });
+    return parseTeamsActivity(parseJsonBody(request.rawBody), serviceUrl);
+  },
+
+  sendTarget(message, config) {
+    const target = teamsReplyToSchema.safeParse(message.replyTo);
+    return target.success ? { key: target.data.conversation_id, rules: [config.sendLimits.conversation] } : null;
+  },
+
+  /** Replies to the activity in its conversation (a channel thread, a chat). */
+  async deliver({ message, text }, { hook, config, http }) {
+    const label = `Hook '${hook}': Teams reply`;
+    const target = teamsReplyToSchema.safeParse(message.replyTo);
+    if (!target.success) throw new DeliveryError(`${label}: the job holds no Teams conversation and activity`, false);
+    const { service_url, conversation_id, activity_id } = target.data;
+    const app = teamsApp(hook, config, http);
+    const token = await teamsAccessToken(app);
+    const reply = await http.send({
+      label,
+      method: 'POST',
+      url: joinUrl(
+        service_url,
+        `v3/conversations/${encodeURIComponent(conversation_id)}/activities/${encodeURIComponent(activity_id)}`,
+      ),
+      headers: { authorization: `Bearer ${token}` },
+      body: { type: 'message', text, textFormat: 'markdown', replyToId: activity_id },
+    });
+    if (reply.status >= 200 && reply.status < 300) return;
+    if (reply.status === 401) forgetTeamsAccessToken(app);
+    throw statusFailure(
+      label,
+      reply.status,
+      redact(reply.text, [token, config.appPassword]),
+      parseRetryAfter(reply.headers['retry-after']),
+    );
+  },
+
+  /** Asks for a Connector token: proves the app id and password. */
+  async checkCredentials({ hook, config, http }) {
+    try {
+      await teamsAccessToken(teamsApp(hook, config, http));
+      return { connected: true };
+    } catch (err) {
+      if (err instanceof DeliveryError) return { connected: false, reason: err.message };
+      throw err;
+    }
+  },
+});
+
+/** The app as the token endpoint knows it: Entra ID's endpoint for the tenant (multi-tenant: botframework.com) unless `tokenUrl` names one. */
+function teamsApp(
+  hook: string,
+  config: { appId: string; appPassword: string; tenantId?: string | undefined; tokenUrl?: string | undefined },
+  http: TeamsApp['http'],
+): TeamsApp {
+  const tenant = config.tenantId ?? 'botframework.com';
+  const tokenUrl = config.tokenUrl ?? `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`;
+  return { hook, appId: config.appId, appPassword: config.appPassword, tokenUrl, http };
+}

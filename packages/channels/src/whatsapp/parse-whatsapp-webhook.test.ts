@@ -1,0 +1,68 @@
+import { WHATSAPP_PHONE_NUMBER_ID, whatsappStatusWebhook, whatsappTextWebhook } from '@switchboard/testing';
+import { describe, expect, it } from 'vitest';
+import { appErrorFrom } from '../test-support/errors.js';
+import { parseWhatsAppWebhook } from './parse-whatsapp-webhook.js';
+
+const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };
+
+describe('parseWhatsAppWebhook', () => {
+  it('queues a text message as a reply to its sender from the number it was sent to, deduplicated by wamid', () => {
+    const body = whatsappTextWebhook();
+    const inbound = parseWhatsAppWebhook(body);
+    expect(inbound.kind).toBe('messages');
+    if (inbound.kind !== 'messages') return;
+    const wamid = body.entry[0].changes[0].value.messages[0]!.id;
+    expect(inbound.messages).toEqual([
+      {
+        action: 'chat',
+        text: 'Does it come in another color?',
+        from: '16505551234',
+        conversation: `${WHATSAPP_PHONE_NUMBER_ID}:16505551234`,
+        dedupeKey: wamid,
+        replyTo: { phone_number_id: WHATSAPP_PHONE_NUMBER_ID, to: '16505551234', message_id: wamid },
+      },
+    ]);
+    expect(inbound.ack()).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('keeps every text message of a batched delivery, in order', () => {
+    const body = whatsappTextWebhook();
+    const [first] = body.entry[0].changes[0].value.messages;
+    body.entry[0].changes[0].value.messages.push({ ...first, id: 'wamid.second', text: { body: 'and in blue?' } });
+    const inbound = parseWhatsAppWebhook(body);
+    expect(inbound.kind === 'messages' && inbound.messages.map((m) => m.text)).toEqual([
+      'Does it come in another color?',
+      'and in blue?',
+    ]);
+  });
+
+  it('acknowledges status updates, media, other fields and other objects without answering them', () => {
+    expect(parseWhatsAppWebhook(whatsappStatusWebhook('read'))).toEqual(ignored);
+    expect(parseWhatsAppWebhook(whatsappTextWebhook({ type: 'image', text: undefined, image: { id: '1' } }))).toEqual(ignored);
+    expect(parseWhatsAppWebhook(whatsappTextWebhook({ text: { body: '  ' } }))).toEqual(ignored);
+    expect(
+      parseWhatsAppWebhook({
+        object: 'whatsapp_business_account',
+        entry: [{ changes: [{ field: 'account_update', value: {} }] }],
+      }),
+    ).toEqual(ignored);
+    expect(parseWhatsAppWebhook({ object: 'page', entry: [] })).toEqual(ignored);
+  });
+
+  it('ignores messages to another business number when the hook names its own', () => {
+    expect(parseWhatsAppWebhook(whatsappTextWebhook(), { phoneNumberId: '999' })).toEqual(ignored);
+    expect(parseWhatsAppWebhook(whatsappTextWebhook(), { phoneNumberId: WHATSAPP_PHONE_NUMBER_ID }).kind).toBe('messages');
+  });
+
+  it('answers 400 naming the field for a body that is not a webhook', () => {
+    expect(appErrorFrom(() => parseWhatsAppWebhook({ entry: [] })).param).toBe('object');
+    expect(appErrorFrom(() => parseWhatsAppWebhook({ object: 'whatsapp_business_account' })).param).toBe('entry');
+    expect(appErrorFrom(() => parseWhatsAppWebhook(whatsappTextWebhook({ from: 5 }))).param).toBe(
+      'entry.0.changes.0.value.messages.0.from',
+    );
+    expect(appErrorFrom(() => parseWhatsAppWebhook(whatsappTextWebhook({}, { metadata: {} }))).param).toBe(
+      'entry.0.changes.0.value.metadata.phone_number_id',
+    );
+    expect(appErrorFrom(() => parseWhatsAppWebhook('webhook')).status).toBe(400);
+  });
+});

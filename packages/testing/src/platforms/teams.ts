@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
+
+/**
+ * Microsoft Teams as the Bot Framework documents it, on one local server: the Connector's OpenID
+ * metadata and JWKS (real RS256 keys; the tokens on activities are signed with them), Entra ID's
+ * client-credentials token endpoint, and the Connector's
+ * `POST /v3/conversations/{id}/activities/{replyToId}`, which takes only the tokens it issued.
+ */
+
+export const TEAMS_ISSUER = 'https://api.botframework.com';
+export const TEAMS_APP_ID = '8a7b6c5d-1234-4e5f-9a8b-0c1d2e3f4a5b';
+export const TEAMS_BOT_ID = `28:${TEAMS_APP_ID}`;
+
+export interface TeamsReply {
+  conversationId: string;
+  replyToId: string;
+  text: string;
+}
+
+export interface BotFramework {
+  handler: Handler;
+  /** Paths on the server (prefix them with its URL). */
+  metadataPath: string;
+  tokenPath: string;
+  /** Replies the Connector accepted, oldest first. */
+  replies: TeamsReply[];
+  /** How many tokens the token endpoint has issued. */
+  tokensIssued(): number;
+  /** A Connector JWT for an activity, signed with the issuer's key (`foreign`: a key the JWKS does not hold). */
+  sign(
+    serviceUrl: string,
+    options?: { audience?: string; issuer?: string; expiresIn?: string; claims?: Record<string, unknown>; foreign?: boolean },
+  ): Promise<string>;
+}
+
+export interface FakeBotFramework extends BotFramework {
+  url: string;
+  server: LocalServer;
+  close(): Promise<void>;
+}
+
+/** A Teams `message` activity to the bot, @mentioning it; override any field per test. */
+export function teamsMessageActivity(serviceUrl: string, fields: Record<string, unknown> = {}) {
+  return {
+    type: 'message',
+    id: '1736942400000',
+    timestamp: '2025-01-15T12:00:00.000Z',
+    serviceUrl,
+    channelId: 'msteams',
+    from: {
+      id: '29:1XJKJMvc5GBtc2JwZq0oj8tHZmzrQgFmB39ATiQWA85gQtHieVkKilBZ9XHoq9j7Zaqt7CZ-NJWi7me2kHTL3Bw',
+      name: 'Ada Lovelace',
+      aadObjectId: '6a1f3e2b-0000-4c1d-9e8f-7a6b5c4d3e2f',
+    },
+    conversation: {
+      id: '19:c9c4e5f7a1b24ff6a5c8b0d1e2f3a4b5@thread.tacv2;messageid=1736942400000',
+      conversationType: 'channel',
+      tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+    },
+    recipient: { id: TEAMS_BOT_ID, name: 'Switchboard' },
+    text: '<at>Switchboard</at> What is a monad?',
+    textFormat: 'plain',
+    entities: [{ type: 'mention', text: '<at>Switchboard</at>', mentioned: { id: TEAMS_BOT_ID, name: 'Switchboard' } }],
+    channelData: { tenant: { id: '72f988bf-86f1-41af-91ab-2d7cd011db47' } },
+    ...fields,
+  };
+}
+
+/** A `conversationUpdate`: the bot was added to a team. */
+export function teamsConversationUpdate(serviceUrl: string) {
+  return {
+    type: 'conversationUpdate',
+    id: 'f:1736942400001',
+    serviceUrl,
+    channelId: 'msteams',
+    from: { id: '29:1XJKJMvc5GBtc2JwZq0oj8tHZmzrQgFmB39ATiQWA85gQtHieVkKilBZ9XHoq9j7Zaqt7CZ-NJWi7me2kHTL3Bw' },
+    conversation: { id: '19:c9c4e5f7a1b24ff6a5c8b0d1e2f3a4b5@thread.tacv2', conversationType: 'channel' },
+    recipient: { id: TEAMS_BOT_ID, name: 'Switchboard' },
+    membersAdded: [{ id: TEAMS_BOT_ID }],
+  };
+}
+
+export async function botFramework(options: {
+  appId: string;
+  appPassword: string;
+  baseUrl: () => string;
+}): Promise<BotFramework> {
+  const { publicKey, privateKey } = await generateKeyPair('RS256');
+  const foreign = await generateKeyPair('RS256');
+  const kid = randomUUID();
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
+  const issued = new Set<string>();
+  const replies: TeamsReply[] = [];
+  const metadataPath = '/v1/.well-known/openidconfiguration';
+  const keysPath = '/v1/.well-known/keys';
+  const tokenPath = '/botframework.com/oauth2/v2.0/token';
+
+  const handler: Handler = (req: RecordedRequest, res) => {
+    if (req.method === 'GET' && req.url === metadataPath) {
+      return sendJson(res, 200, {
+        issuer: TEAMS_ISSUER,
+        authorization_endpoint: 'https://invalid.botframework.com',
+        jwks_uri: `${options.baseUrl()}${keysPath}`,
+        id_token_signing_alg_values_supported: ['RS256'],
+        token_endpoint_auth_methods_supported: ['private_key_jwt'],
+      });
+    }
+    if (req.method === 'GET' && req.url === keysPath)
+      return sendJson(res, 200, { keys: [{ ...jwk, endorsements: ['msteams'] }] });
+    if (req.method === 'POST' && req.url === tokenPath) {
+      const form = new URLSearchParams(req.body);
+      if (form.get('grant_type') !== 'client_credentials' || form.get('scope') !== 'https://api.botframework.com/.default') {
+        return sendJson(res, 400, {
+          error: 'invalid_request',
+          error_description: 'AADSTS900144: The request body must contain grant_type and scope.',
+        });
+      }
+      if (form.get('client_id') !== options.appId || form.get('client_secret') !== options.appPassword) {
+        return sendJson(res, 401, {
+          error: 'invalid_client',
+          error_description: 'AADSTS7000215: Invalid client secret provided.',
+        });
+      }
+      const token = `eyJ0eXAi.${randomUUID()}.sig`;
+      issued.add(token);
+      return sendJson(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: token });
+    }
+    const reply = /^\/v3\/conversations\/([^/]+)\/activities\/([^/]+)$/.exec(req.url);
+    if (req.method === 'POST' && reply) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (!token || !issued.has(token)) return sendJson(res, 401, { message: 'Authorization has been denied for this request.' });
+      const body = (req.json ?? {}) as { type?: unknown; text?: unknown };
+      if (body.type !== 'message' || typeof body.text !== 'string') {
+        return sendJson(res, 400, { error: { code: 'BadArgument', message: 'Activity is invalid' } });
+      }
+      if (Buffer.byteLength(req.body) > 28_000) {
+        return sendJson(res, 413, { error: { code: 'MessageSizeTooBig', message: 'Message size too big' } });
+      }
+      replies.push({ conversationId: decodeURIComponent(reply[1]!), replyToId: decodeURIComponent(reply[2]!), text: body.text });
+      return sendJson(res, 201, { id: `1736942400${replies.length}` });
+    }
+    sendJson(res, 404, { error: { code: 'NotFound', message: 'Not found' } });
+  };
+
+  return {
+    handler,
+    metadataPath,
+    tokenPath,
+    replies,
+    tokensIssued: () => issued.size,
+    sign: (serviceUrl, signOptions = {}) =>
+      new SignJWT({ serviceUrl, ...signOptions.claims })
+        .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+        .setIssuer(signOptions.issuer ?? TEAMS_ISSUER)
+        .setAudience(signOptions.audience ?? options.appId)
+        .setIssuedAt()
+        .setNotBefore('0s')
+        .setExpirationTime(signOptions.expiresIn ?? '1h')
+        .sign(signOptions.foreign ? foreign.privateKey : privateKey),
+  };
+}
+
+/** The fake on a server of its own. */
+export async function startFakeBotFramework(options: { appId: string; appPassword: string }): Promise<FakeBotFramework> {
+  let url = '';
+  const framework = await botFramework({ ...options, baseUrl: () => url });
+  const server = await startLocalServer(framework.handler);
+  url = server.url;
+  return { ...framework, url, server, close: () => server.close() };
+}

@@ -1,0 +1,103 @@
+import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
+import { graphError } from './whatsapp.js';
+
+/**
+ * A local Graph API for the WhatsApp Cloud API that enforces what the documentation says: the
+ * access token as a Bearer header, `POST /{version}/{phone_number_id}/messages` with
+ * `messaging_product: "whatsapp"` and a text body of at most 4096 characters, and the 24-hour
+ * customer-service window — a free-form message to a customer who has not written within 24
+ * hours is refused with error 131047 "Re-engagement message". `GET /{version}/{phone_number_id}`
+ * answers the number's details (the credential check).
+ */
+export interface FakeWhatsAppOptions {
+  accessToken: string;
+  phoneNumberId: string;
+}
+
+export interface WhatsAppSent {
+  to: string;
+  body: string;
+  /** The message it quotes, when it has a `context`. */
+  replyTo?: string;
+}
+
+/** The Graph API's behaviour, to serve from any local server (`startHookHarness`'s platform). */
+export interface WhatsAppGraph {
+  handler: Handler;
+  /** Text messages accepted, oldest first. */
+  sent: WhatsAppSent[];
+  /** The customer wrote at `at` (Unix ms; default now): free-form replies are allowed for 24 hours. */
+  customerWrote(waId: string, at?: number): void;
+}
+
+export interface FakeWhatsApp extends WhatsAppGraph {
+  url: string;
+  server: LocalServer;
+  close(): Promise<void>;
+}
+
+const LIMIT = 4096;
+const WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<FakeWhatsApp> {
+  const graph = whatsappGraph(options);
+  const server = await startLocalServer(graph.handler);
+  return { ...graph, url: server.url, server, close: () => server.close() };
+}
+
+export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
+  const lastWrote = new Map<string, number>();
+  const sent: WhatsAppSent[] = [];
+  let nextId = 1;
+
+  const handler: Handler = (req: RecordedRequest, res) => {
+    if (req.headers.authorization !== `Bearer ${options.accessToken}`) {
+      return sendJson(res, 401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
+    }
+    const path = /^\/v\d+\.\d+\/(\d+)(\/messages)?$/.exec(req.url);
+    if (!path || path[1] !== options.phoneNumberId) {
+      return sendJson(res, 400, graphError(100, 'Unsupported request - method type or object does not exist'));
+    }
+    if (req.method === 'GET' && !path[2]) {
+      return sendJson(res, 200, { verified_name: 'Switchboard', display_phone_number: '15550783881', id: options.phoneNumberId });
+    }
+    if (req.method !== 'POST' || !path[2]) return sendJson(res, 400, graphError(100, 'Unsupported request'));
+    const body = (req.json ?? {}) as {
+      messaging_product?: string;
+      to?: string;
+      type?: string;
+      text?: { body?: string };
+      context?: { message_id?: string };
+    };
+    if (
+      body.messaging_product !== 'whatsapp' ||
+      typeof body.to !== 'string' ||
+      body.type !== 'text' ||
+      typeof body.text?.body !== 'string'
+    ) {
+      return sendJson(res, 400, graphError(100, 'Invalid parameter'));
+    }
+    if (body.text.body.length > LIMIT || body.text.body.trim() === '') {
+      return sendJson(res, 400, graphError(131009, 'Parameter value is not valid', 'text.body must be 1 to 4096 characters'));
+    }
+    const wrote = lastWrote.get(body.to);
+    if (wrote === undefined || Date.now() - wrote > WINDOW_MS) {
+      return sendJson(
+        res,
+        400,
+        graphError(
+          131047,
+          'Re-engagement message',
+          'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+        ),
+      );
+    }
+    sent.push({ to: body.to, body: body.text.body, ...(body.context?.message_id ? { replyTo: body.context.message_id } : {}) });
+    sendJson(res, 200, {
+      messaging_product: 'whatsapp',
+      contacts: [{ input: body.to, wa_id: body.to }],
+      messages: [{ id: `wamid.fake${nextId++}` }],
+    });
+  };
+  return { handler, sent, customerWrote: (waId, at = Date.now()) => void lastWrote.set(waId, at) };
+}
