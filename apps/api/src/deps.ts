@@ -155,7 +155,7 @@ export function createDeps(
         gateway.registry.close(),
         closeHooks(hooks),
         settlesWithin(hub?.close() ?? Promise.resolve(), 1_000),
-        settlesWithin(Promise.all([channelStats.close(), sessions.close()]), 1_000),
+        settlesWithin(Promise.all([channelStats.close(), sessions.close(), usage.meter.close()]), 1_000),
         tracing?.shutdown(),
       ]);
       redis.disconnect();

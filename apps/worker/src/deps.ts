@@ -105,7 +105,7 @@ export function createWorkerDeps(
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
   await deps.channelChecks.stop();
   await Promise.all([
-    settlesWithin(deps.channelStats.close(), 1_000),
+    settlesWithin(Promise.all([deps.channelStats.close(), deps.meter.close()]), 1_000),
     settlesWithin(deps.hub.close(), 1_000),
     closeHooks(deps.hooks),
     deps.gateway.registry.close(),

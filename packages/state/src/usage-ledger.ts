@@ -74,12 +74,19 @@ end
 return {0, ''}
 `;
 
-/** The records of one event-loop turn, summed: hash → field → increment, and budget counter deltas. */
+/** Records summed until they are written: hash → field → increment, and budget counter deltas. */
 interface Batch {
   hashes: Map<string, Map<string, number>>;
   counters: Map<string, { delta: number; ttlMs: number }>;
   written: Promise<void>;
+  /** Writes the batch now (at the latest when its timer fires). */
+  flush(): void;
+  /** True once a budget counter is in it: then it is written at the end of the turn. */
+  soon: boolean;
 }
+
+/** How long usage records of calls without a budget are gathered before they are written. */
+const RECORD_EVERY_MS = 1_000;
 
 type LedgerRedis = RedisClient & { sbBudgetReserve(...args: (string | number)[]): Promise<[number, string]> };
 
@@ -100,7 +107,7 @@ const field = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>, metric: string
 
 /**
  * Usage and budgets in Redis. Usage: one hash per UTC day, fields `<key>|<model>|<hook>|<metric>`
- * (parts URI-encoded), incremented by one MULTI per event-loop turn (the turn's calls summed).
+ * (parts URI-encoded), incremented by one MULTI per second or per turn with a budget (calls summed).
  * Budgets: one counter per subject, limit and period (`tokens:<day>`, `cost:<month>`). A call
  * first reserves its estimate on its
  * subjects' counters in one script — refused when a counter has already reached its limit — and
@@ -110,7 +117,7 @@ const field = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>, metric: string
  */
 export class UsageLedger {
   readonly #redis: LedgerRedis;
-  /** This event-loop turn's records, written at its end. */
+  /** The records gathered and not yet written. */
   #batch: Batch | undefined;
 
   constructor(
@@ -161,13 +168,19 @@ export class UsageLedger {
   }
 
   /**
-   * Records a call's usage and settles its reservation (actual − reserved on each counter). The
-   * records of one event-loop turn are summed and written together in one MULTI at the end of the
-   * turn, so under load a call costs a map update, not a round trip; the promise settles with it.
+   * Records a call's usage and settles its reservation (actual − reserved on each counter). Records
+   * are summed and written together in one MULTI: a call with a budget settles at the end of its
+   * event-loop turn (the next call must see what it spent); one without is gathered for up to a
+   * second, as channel counters are, so a call costs a map update, not a round trip. The promise
+   * settles with the write. `close()` writes what is gathered.
    */
   record(entry: UsageEntry, reservation: Reservation, now = new Date()): Promise<void> {
     this.#batch ??= this.#openBatch();
     const batch = this.#batch;
+    if (reservation.holds.length > 0 && !batch.soon) {
+      batch.soon = true;
+      setImmediate(batch.flush);
+    }
     if (this.options.recordUsage) {
       const hash = this.keys.usageDay(utcDay(now));
       const fields = batch.hashes.get(hash) ?? new Map<string, number>();
@@ -194,26 +207,43 @@ export class UsageLedger {
   #openBatch(): Batch {
     const hashes = new Map<string, Map<string, number>>();
     const counters = new Map<string, { delta: number; ttlMs: number }>();
+    let settle!: { resolve: () => void; reject: (err: unknown) => void };
     const written = new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        this.#batch = undefined;
-        if (hashes.size === 0 && counters.size === 0) return resolve();
-        const multi = this.#redis.multi();
-        for (const [hash, fields] of hashes) {
-          for (const [name, by] of fields) {
-            if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
-            else multi.hincrby(hash, name, by);
-          }
-          multi.pexpire(hash, this.options.retentionDays * DAY_MS);
-        }
-        for (const [counter, { delta, ttlMs }] of counters) {
-          if (delta !== 0) multi.incrbyfloat(counter, delta);
-          multi.pexpire(counter, ttlMs);
-        }
-        multi.exec().then(() => resolve(), reject);
-      });
+      settle = { resolve, reject };
     });
-    return { hashes, counters, written };
+    let done = false;
+    const flush = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (this.#batch === batch) this.#batch = undefined;
+      if (hashes.size === 0 && counters.size === 0) return settle.resolve();
+      const multi = this.#redis.multi();
+      for (const [hash, fields] of hashes) {
+        for (const [name, by] of fields) {
+          if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
+          else multi.hincrby(hash, name, by);
+        }
+        multi.pexpire(hash, this.options.retentionDays * DAY_MS);
+      }
+      for (const [counter, { delta, ttlMs }] of counters) {
+        if (delta !== 0) multi.incrbyfloat(counter, delta);
+        multi.pexpire(counter, ttlMs);
+      }
+      multi.exec().then(() => settle.resolve(), settle.reject);
+    };
+    const timer = setTimeout(flush, RECORD_EVERY_MS);
+    timer.unref();
+    const batch: Batch = { hashes, counters, written, flush, soon: false };
+    return batch;
+  }
+
+  /** Writes the records gathered so far (at shutdown); resolves once Redis took them. */
+  async close(): Promise<void> {
+    const batch = this.#batch;
+    if (!batch) return;
+    batch.flush();
+    await batch.written;
   }
 
   /** Gives a reservation back (a call that failed before using anything). */

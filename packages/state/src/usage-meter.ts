@@ -50,6 +50,11 @@ export class UsageMeter {
     private readonly options: { recordUsage: boolean; onError: (err: unknown) => void },
   ) {}
 
+  /** Writes the usage records gathered and not yet written (at shutdown). */
+  close(): Promise<void> {
+    return this.ledger.close();
+  }
+
   /** The price for the model that served (its id first, then the requested name), if any. */
   priceOf(...names: (string | undefined)[]): Price | undefined {
     for (const name of names) if (name !== undefined && Object.hasOwn(this.pricing, name)) return this.pricing[name];
