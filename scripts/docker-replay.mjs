@@ -203,7 +203,10 @@ try {
   const runtime = replay(readDockerfile(), work);
   step('replay (copy, install, build, prune)', since);
   for (const dev of ['typescript', 'vitest', 'turbo', '@biomejs/biome']) {
-    if (existsSync(join(work, 'node_modules', dev))) fail(`npm prune --omit=dev left ${dev} in the image`);
+    if (!existsSync(join(work, 'node_modules', dev))) continue;
+    // A runtime dependency may need it as a peer (Bull Board's valibot peers typescript): then it stays, by right.
+    const needed = spawnSync('npm', ['ls', dev, '--omit=dev', '--parseable'], { cwd: work, encoding: 'utf8' });
+    if (needed.status !== 0 || !needed.stdout.trim()) fail(`npm prune --omit=dev left ${dev} in the image`);
   }
 
   since = Date.now();
