@@ -185,7 +185,9 @@ async function main() {
 
   let costRows = [];
   if (costMode !== 'off' && apiMain === builtApi) {
-    const on = targets.find((t) => t.name === 'gateway') ?? (await server('gateway', apiMain));
+    // Two fresh twins: the main gateway has served the other scenarios (1,000 slow streams leave
+    // its pool and heap larger), which would bias the comparison against whichever side it was.
+    const on = await server('gateway (observability on)', apiMain);
     const off = await server('gateway (observability off)', apiMain, {}, writeConfig('off.json', COST_SWITCHES.off));
     const compared = SCENARIOS.filter((s) => costIds.includes(s.id) && !s.burst);
     // The gateway's own CPU per request: what bounds its throughput, and steadier than req/s
