@@ -1,48 +1,31 @@
-import { request } from 'node:http';
 import { deleteKeys, eventually, freePort, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFile } from './test-support/config-file.js';
+import { createRawClient } from './test-support/raw-client.js';
 import { type SpawnedProcess, spawnApiProcess } from './test-support/spawn-process.js';
 
 const redisUrl = testRedisUrl();
 const LIMITED = 'key-limited-0123456789';
 const OPERATOR = 'key-operator-0123456789';
 
-/** One request on a connection of its own, so node:cluster may hand it to either process. */
-function send(
+/** One request on a connection of its own (`Connection: close`), so node:cluster may hand it to either process. */
+async function send(
   port: number,
   method: string,
   path: string,
   key: string,
   body?: unknown,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent: false,
-        headers: {
-          connection: 'close',
-          authorization: `Bearer ${key}`,
-          ...(payload ? { 'content-type': 'application/json' } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  const client = createRawClient(`http://127.0.0.1:${port}`);
+  try {
+    const headers: Record<string, string> = { connection: 'close', authorization: `Bearer ${key}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const { status, text } = await client.send({ method, path, headers, ...(payload ? { body: payload } : {}) });
+    return { status, json: JSON.parse(text) };
+  } finally {
+    client.close();
+  }
 }
 
 /** The pids of the API processes that logged a request line for `path`. */

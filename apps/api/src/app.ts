@@ -30,8 +30,8 @@ import { closeMeters } from './services/metering.js';
 /** Routes behind API keys and the client rate limit: the facade and the operator's status. */
 const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
 
-/** The operator's routes, behind admin keys. */
-const isAdmin = (path: string) => path === '/admin' || path.startsWith('/admin/');
+/** The operator's routes, behind admin keys (Bull Board has a login of its own, below). */
+const isAdmin = (path: string) => path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 const isBullBoard = (path: string) => path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`);
 
 /** `support` for `/hooks/support`; undefined for any other path. */

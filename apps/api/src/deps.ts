@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
-import { createHub, type Hub, queueCounts } from '@switchboard/hub';
+import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metrics';
 import { serviceUnavailable } from '@switchboard/protocol';
@@ -29,6 +29,7 @@ import {
 } from '@switchboard/state';
 import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 import { ResponseCache } from './services/response-cache.js';
+import { readSharedState } from './services/status-service.js';
 
 /** Everything the app is built from; tests build the same thing with their own settings. */
 export interface AppDeps {
@@ -110,27 +111,7 @@ export function createDeps(
     hub ??= createHub(redis, settings);
     return hub;
   };
-  if (metrics) {
-    const hookList = [...hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
-    registerSharedGauges(metrics, {
-      read: async () => {
-        if (redis.status !== 'ready') throw new Error('redis not ready');
-        const [channels, activeSessions, queue, live] = await Promise.all([
-          channelStats.read(hookList),
-          sessions.count(),
-          readyHub().then((ready) => queueCounts(ready.queue)),
-          workers.list(),
-        ]);
-        return {
-          queue,
-          channels: new Map(channels.map((channel) => [channel.name, channel.connected === true])),
-          activeSessions,
-          workerProcesses: live.length,
-        };
-      },
-    });
-  }
-  return {
+  const deps: AppDeps = {
     settings,
     logger,
     gateway,
@@ -161,4 +142,19 @@ export function createDeps(
       redis.disconnect();
     },
   };
+  if (metrics) {
+    // The same read as /status, once per scrape.
+    registerSharedGauges(metrics, {
+      read: async () => {
+        const { channels, activeSessions, queue, workers: live } = await readSharedState(deps);
+        return {
+          queue,
+          channels: new Map(channels.map((channel) => [channel.name, channel.connected === true])),
+          activeSessions,
+          workerProcesses: live.length,
+        };
+      },
+    });
+  }
+  return deps;
 }

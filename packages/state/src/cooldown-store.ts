@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { StateKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { withTimeout } from './redis.js';
+import { defineCommands, type RedisClient, withTimeout } from './redis.js';
 
 /** One deployment's health as every process sees it (the providers package's CooldownStore reads this shape). */
 export interface DeploymentHealth {
@@ -76,9 +75,7 @@ export class RedisCooldownStore {
     private readonly keys: StateKeys,
     options: RedisCooldownStoreOptions = {},
   ) {
-    const commands = redis as unknown as Record<string, unknown>;
-    if (typeof commands.sbCooldownMark !== 'function') redis.defineCommand('sbCooldownMark', { numberOfKeys: 1, lua: MARK });
-    if (typeof commands.sbCooldownRead !== 'function') redis.defineCommand('sbCooldownRead', { numberOfKeys: 1, lua: READ });
+    defineCommands(redis, { sbCooldownMark: { numberOfKeys: 1, lua: MARK }, sbCooldownRead: { numberOfKeys: 1, lua: READ } });
     this.#redis = redis as CooldownRedis;
     this.#readTimeoutMs = options.readTimeoutMs ?? 250;
     this.#retainMs = options.retainMs ?? 86_400_000;

@@ -1,5 +1,5 @@
 import type { StateKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { defineCommands, type RedisClient } from './redis.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -30,9 +30,7 @@ export class RateLimiter {
     redis: RedisClient,
     private readonly keys: StateKeys,
   ) {
-    if (typeof (redis as unknown as Record<string, unknown>).sbRateHit !== 'function') {
-      redis.defineCommand('sbRateHit', { numberOfKeys: 1, lua: HIT });
-    }
+    defineCommands(redis, { sbRateHit: { numberOfKeys: 1, lua: HIT } });
     this.#redis = redis as RateRedis;
   }
 

@@ -64,6 +64,17 @@ function auth(target: { username?: string; password?: string }): RedisOptions {
 }
 
 /** True when Redis answers PING within `timeoutMs`. */
+/**
+ * Defines Lua scripts as named commands on `redis` (once per client: a later call finds them
+ * there), sent as EVALSHA. `numberOfKeys` omitted: the caller passes the key count first.
+ */
+export function defineCommands(redis: RedisClient, commands: Record<string, { lua: string; numberOfKeys?: number }>): void {
+  const defined = redis as unknown as Record<string, unknown>;
+  for (const [name, command] of Object.entries(commands)) {
+    if (typeof defined[name] !== 'function') redis.defineCommand(name, command);
+  }
+}
+
 export async function pingRedis(redis: RedisClient, timeoutMs = 1_000): Promise<boolean> {
   if (redis.status !== 'ready') return false;
   try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StateKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { defineCommands, type RedisClient } from './redis.js';
 
 /**
  * Turns for sending to a platform target (a chat, a channel), shared by every worker through
@@ -114,12 +114,11 @@ export class SendLimiter {
     private readonly keys: StateKeys,
     options: SendLimiterOptions = {},
   ) {
-    const commands = redis as unknown as Record<string, unknown>;
-    if (typeof commands.sbSendTake !== 'function') {
-      redis.defineCommand('sbSendTake', { numberOfKeys: 1, lua: TAKE });
-      redis.defineCommand('sbSendPause', { numberOfKeys: 1, lua: PAUSE });
-      redis.defineCommand('sbSendPaused', { numberOfKeys: 1, lua: PAUSED });
-    }
+    defineCommands(redis, {
+      sbSendTake: { numberOfKeys: 1, lua: TAKE },
+      sbSendPause: { numberOfKeys: 1, lua: PAUSE },
+      sbSendPaused: { numberOfKeys: 1, lua: PAUSED },
+    });
     this.#redis = redis as LimiterRedis;
     this.#headroom = options.headroom ?? 0.1;
     this.#minHeadroomMs = options.minHeadroomMs ?? 20;

@@ -1,5 +1,5 @@
 import type { StateKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { defineCommands, type RedisClient } from './redis.js';
 
 /** What a subject (`key:<name>` or `hook:<name>`) may spend; either limit may be absent. */
 export interface BudgetLimits {
@@ -125,9 +125,7 @@ export class UsageLedger {
     private readonly keys: StateKeys,
     private readonly options: { recordUsage: boolean; retentionDays: number },
   ) {
-    if (typeof (redis as unknown as Record<string, unknown>).sbBudgetReserve !== 'function') {
-      redis.defineCommand('sbBudgetReserve', { lua: RESERVE });
-    }
+    defineCommands(redis, { sbBudgetReserve: { lua: RESERVE } });
     this.#redis = redis as LedgerRedis;
   }
 

@@ -18,8 +18,8 @@ export interface MeteredCallSpec {
   hook: string;
   /** The model name as requested. */
   model: string;
-  /** Also tried for the estimate's price (e.g. what `default` stands for). */
-  resolvedModel?: string;
+  /** Also tried for the estimate's price (e.g. what `default` stands for); only asked when a budget applies. */
+  resolvedModel?: () => string | undefined;
   budgets: BudgetSubject[];
   /** Prompt tokens expected; only asked when a budget applies. */
   promptEstimate: () => number;
@@ -69,7 +69,7 @@ export class UsageMeter {
     if (budgets.length) {
       const prompt = spec.promptEstimate();
       const output = spec.maxOutput ?? 0;
-      const price = this.priceOf(spec.model, spec.resolvedModel);
+      const price = this.priceOf(spec.model, spec.resolvedModel?.());
       const cost = price ? (prompt * price.input + output * price.output) / 1e6 : 0;
       const tokens = prompt + output;
       // Fails closed: with Redis away a budgeted call is refused (503) rather than spend unchecked.

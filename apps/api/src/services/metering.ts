@@ -31,7 +31,7 @@ export async function meterRequest(ctx: Context, deps: AppDeps, request: MeterRe
     key: client?.id ?? '-',
     hook: '-',
     model: request.model,
-    resolvedModel: resolved(deps, request),
+    resolvedModel: () => resolved(deps, request),
     budgets: client?.budget ? [{ subject: `key:${client.id}`, limits: client.budget }] : [],
     promptEstimate: () => estimatePromptTokens(request.prompt),
     maxOutput: request.maxOutput,

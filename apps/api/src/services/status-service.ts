@@ -19,6 +19,28 @@ export interface StatusRecord {
   redis: { connected: boolean };
 }
 
+/** What every API process reads alike from Redis: /status and the metrics' shared gauges show it. */
+export interface SharedState {
+  channels: ChannelStatus[];
+  activeSessions: number;
+  queue: QueueCounts;
+  workers: WorkerInfo[];
+}
+
+/** Channels, active sessions, the inbound queue's counts and the workers, read at once; fails while Redis is away. */
+export async function readSharedState(deps: AppDeps): Promise<SharedState> {
+  if (deps.redis.status !== 'ready') throw new Error('redis not ready');
+  const [channels, activeSessions, queue, workers] = await Promise.all([
+    deps.channelStats.read(hookList(deps)),
+    deps.sessions.count(),
+    deps.readyHub().then((hub) => queueCounts(hub.queue)),
+    deps.workers.list(),
+  ]);
+  return { channels, activeSessions, queue, workers };
+}
+
+const hookList = (deps: AppDeps) => [...deps.hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
+
 /**
  * The operator's view. Everything but uptime is read from Redis, so every API process reports
  * the same figures; with Redis away the record still answers, marked `degraded`.
@@ -29,17 +51,10 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
     uptime_seconds: Math.floor((Date.now() - deps.startedAt.getTime()) / 1000),
     started_at: deps.startedAt.toISOString(),
   };
-  const hooks = [...deps.hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
   try {
-    if (deps.redis.status !== 'ready') throw new Error('redis not ready');
-    const [channels, active, counts, workers, health] = await withTimeout(
-      Promise.all([
-        deps.channelStats.read(hooks),
-        deps.sessions.count(),
-        deps.readyHub().then((hub) => queueCounts(hub.queue)),
-        deps.workers.list(),
-        deps.gateway.health(),
-      ]),
+    if (deps.redis.status !== 'ready') throw new Error('redis not ready'); // nor ask for the cooldowns
+    const [{ channels, activeSessions, queue, workers }, health] = await withTimeout(
+      Promise.all([readSharedState(deps), deps.gateway.health()]),
       2_000,
     );
     return {
@@ -47,15 +62,15 @@ export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
       ...base,
       connected_channels: channels.filter((c) => c.connected === true).length,
       channels,
-      active_sessions: active,
-      queues: { [INBOUND_QUEUE]: counts },
+      active_sessions: activeSessions,
+      queues: { [INBOUND_QUEUE]: queue },
       workers,
       deployments: deploymentStatus(deps.gateway, health),
       redis: { connected: true },
     };
   } catch {
     // Without Redis nothing is known of the channels: they are listed, not counted or judged.
-    const channels = hooks.map((hook) => ({
+    const channels = hookList(deps).map((hook) => ({
       ...hook,
       connected: null,
       checked_at: null,
