@@ -4,15 +4,8 @@
 // (model rewritten), streams passed through byte for byte; no framework, no validation, no log.
 // Run the bench against it with BENCH_GATEWAY_SCRIPT=bench/bare-proxy.mjs: what it reaches is
 // the floor the gateway's numbers should be read against. Reads the same env as apps/api.
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { Agent, request } from 'undici';
-
-const config = JSON.parse(readFileSync(process.env.SWITCHBOARD_CONFIG, 'utf8'));
-const [name, provider] = Object.entries(config.providers)[0];
-const url = `${provider.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-const upstreamHeaders = { 'content-type': 'application/json', authorization: `Bearer ${provider.apiKey}` };
+import { forward } from './floor-upstream.mjs';
 
 async function handle(req, res) {
   if (req.method === 'GET' && req.url === '/health') {
@@ -23,14 +16,7 @@ async function handle(req, res) {
   req.setEncoding('utf8');
   for await (const part of req) raw += part;
   const body = JSON.parse(raw);
-  const model = body.model;
-  body.model = model.startsWith(`${name}/`) ? model.slice(name.length + 1) : model;
-  const upstream = await request(url, {
-    dispatcher: agent,
-    method: 'POST',
-    headers: upstreamHeaders,
-    body: JSON.stringify(body),
-  });
+  const { model, upstream } = await forward(body);
   if (body.stream) {
     res.writeHead(upstream.statusCode, { 'content-type': upstream.headers['content-type'] });
     for await (const chunk of upstream.body) res.write(chunk);

@@ -22,6 +22,7 @@ import { cpuTable, floorGoals, floorTable, soakTable, ttfbTable } from './report
 const here = dirname(fileURLToPath(import.meta.url));
 const builtApi = join(here, '..', 'apps', 'api', 'dist', 'main.js');
 const bareProxy = join(here, 'bare-proxy.mjs');
+const koaFloor = join(here, 'koa-floor.mjs');
 // Another server to put in the gateway's place (its numbers are then read against the floor).
 const apiMain = process.env.BENCH_GATEWAY_SCRIPT ? resolve(process.env.BENCH_GATEWAY_SCRIPT) : builtApi;
 
@@ -132,6 +133,7 @@ async function main() {
   };
   if (costMode !== 'only') {
     targets.push(await server('bare', bareProxy));
+    targets.push(await server('koa', koaFloor));
     for (const count of processCounts) {
       targets.push(await server(count === 1 ? 'gateway' : `gateway×${count}`, apiMain, { API_PROCESSES: String(count) }));
     }
@@ -275,10 +277,10 @@ function header() {
     `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS), ` +
       `one undici keep-alive Pool with one in-flight request per connection${rounds > 1 ? `; ${rounds} rounds (order rotated), pooled` : ''}`,
     `- gateway: LOG_LEVEL=${logLevel}, ${logging}${gatewayNodeArgs.length ? `, node ${gatewayNodeArgs.join(' ')}` : ''}`,
-    `- direct = the stand-in upstream (answers at once); bare = bench/bare-proxy.mjs in front of it (the floor); gateway = ${
+    `- direct = the stand-in upstream (answers at once); bare = bench/bare-proxy.mjs in front of it (the floor); koa = bench/koa-floor.mjs (the bare proxy's work under Koa, @koa/router and koa-body: the framework's floor); gateway = ${
       apiMain === builtApi ? '/v1 of apps/api' : relative(process.cwd(), apiMain)
     } (×N: API_PROCESSES=N)`,
-    '- latencies in ms; gw/bare = gateway rps ÷ bare rps (streams: chunks/s, every stream has the same chunks); +p50 = p50 − direct p50',
+    '- latencies in ms; gw/bare = gateway rps ÷ bare rps (streams: chunks/s, every stream has the same chunks), gw/koa likewise; +p50 = p50 − direct p50',
   ].join('\n');
 }
 

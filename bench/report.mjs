@@ -47,7 +47,10 @@ export function floorTable(rows) {
       'bare rps',
       'gateway rps',
       'gw/bare',
+      'koa rps',
+      'gw/koa',
       'bare +p50',
+      'koa +p50',
       'gw +p50',
       'gw+/bare+',
       'gw p99',
@@ -55,7 +58,7 @@ export function floorTable(rows) {
       'errors',
     ],
     rows.map((row) => {
-      const { direct, bare, gateway } = row.results;
+      const { direct, bare, koa, gateway } = row.results;
       const bareAdded = bare.latency.p50 - direct.latency.p50;
       const gwAdded = gateway.latency.p50 - direct.latency.p50;
       return [
@@ -64,7 +67,10 @@ export function floorTable(rows) {
         rps(bare.rps),
         rps(gateway.rps),
         ratio(gateway.rps, bare.rps),
+        rps(koa?.rps),
+        ratio(gateway.rps, koa?.rps),
         signedMs(bareAdded),
+        signedMs(koa?.latency.p50 - direct.latency.p50),
         signedMs(gwAdded),
         ratio(gwAdded, bareAdded),
         ms(gateway.latency.p99),
@@ -74,7 +80,7 @@ export function floorTable(rows) {
           .join('/'),
       ];
     }),
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...many.flatMap(() => ['r', 'r']), 'r'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...many.flatMap(() => ['r', 'r']), 'r'],
   );
 }
 
