@@ -1,10 +1,15 @@
-import { Agent } from 'undici';
+import { Agent, type Dispatcher, Pool } from 'undici';
 
 export interface PoolOptions {
   /** Connections per origin. */
   connections: number;
   /** Time allowed to open a connection. @defaultValue 10000 */
   connectTimeoutMs?: number;
+  /**
+   * Told when a request had to wait for a free connection (every connection of its origin was
+   * busy). Checked only when the pool says it is full, so the common case costs nothing.
+   */
+  onQueued?: () => void;
 }
 
 /**
@@ -18,7 +23,26 @@ export function createPool(options: PoolOptions): Agent {
     connections: options.connections,
     pipelining: 1,
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    ...(options.onQueued ? { factory: watchedPool(options.onQueued) } : {}),
   });
+}
+
+/**
+ * Pools that tell `onQueued` when a request waits. `dispatch` returns false once the pool is full
+ * (this request took the last free connection, or was queued); only then are the pool's stats,
+ * which add up over every connection, read to see whether a request is actually queued.
+ */
+function watchedPool(onQueued: () => void) {
+  return (origin: string | URL, opts: object): Dispatcher => {
+    const pool = new Pool(origin, opts as Pool.Options);
+    const dispatch = pool.dispatch.bind(pool);
+    pool.dispatch = (request, handler) => {
+      const free = dispatch(request, handler);
+      if (!free && pool.stats.queued > 0) onQueued();
+      return free;
+    };
+    return pool;
+  };
 }
 
 /**

@@ -60,7 +60,7 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
     let response: Dispatcher.ResponseData;
     const deadline = new Deadline(target.timeoutMs, options.signal);
     try {
-      const pending = request(options.url, {
+      response = await request(options.url, {
         dispatcher: options.pool.agent,
         method: 'POST',
         headers,
@@ -70,8 +70,6 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
         headersTimeout: target.timeoutMs,
         bodyTimeout: target.timeoutMs,
       });
-      options.pool.noteDispatched();
-      response = await pending;
     } catch (err) {
       const error = deadline.expired && !options.signal.aborted ? timedOut(target) : transportError(target, err);
       const retryable = error instanceof AppError && error.code === 'upstream_unreachable';

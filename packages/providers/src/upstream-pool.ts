@@ -21,23 +21,17 @@ export class UpstreamPool {
     private readonly maxConnections: number,
     private readonly log?: ProviderLog,
   ) {
-    this.agent = createPool({ connections: maxConnections });
+    this.agent = createPool({ connections: maxConnections, ...(log ? { onQueued: () => this.#queued() } : {}) });
   }
 
-  /** Call right after a request was handed to the pool, while it is still queued if it must wait. */
-  noteDispatched(): void {
+  #queued(): void {
     if (this.#warned || !this.log) return;
-    for (const stats of Object.values(this.agent.stats)) {
-      if ('queued' in stats && stats.queued > 0) {
-        this.#warned = true;
-        this.log.warn('upstream connections exhausted: requests wait for a free one', {
-          provider: this.provider,
-          max_connections: this.maxConnections,
-          hint: `raise providers.${this.provider}.maxConnections`,
-        });
-        return;
-      }
-    }
+    this.#warned = true;
+    this.log.warn('upstream connections exhausted: requests wait for a free one', {
+      provider: this.provider,
+      max_connections: this.maxConnections,
+      hint: `raise providers.${this.provider}.maxConnections`,
+    });
   }
 
   /** Calls in flight get a moment to finish; then they are cut (a shutdown must not wait on an upstream). */
