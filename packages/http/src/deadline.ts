@@ -65,15 +65,22 @@ export interface DestroyableBody<T> extends AsyncIterable<T> {
  */
 export async function* idleTimeout<T>(body: DestroyableBody<T>, ms: number, onSilence: () => Error): AsyncGenerator<T> {
   const chunks = body[Symbol.asyncIterator]();
+  // One timer for the whole body, restarted at each wait: a chunk costs no timer of its own. When
+  // it fires while the consumer holds a chunk, that is not silence; the next wait restarts it.
+  let waiting = false;
+  const timer = setTimeout(() => {
+    if (waiting) body.destroy(onSilence());
+  }, ms);
   let ended = false;
   try {
     for (;;) {
-      const timer = setTimeout(() => body.destroy(onSilence()), ms);
+      waiting = true;
+      timer.refresh();
       let next: IteratorResult<T>;
       try {
         next = await chunks.next();
       } finally {
-        clearTimeout(timer);
+        waiting = false;
       }
       if (next.done) {
         ended = true;
@@ -82,6 +89,7 @@ export async function* idleTimeout<T>(body: DestroyableBody<T>, ms: number, onSi
       yield next.value;
     }
   } finally {
+    clearTimeout(timer);
     // A consumer that stops early (or a failure) closes the body, as `for await` over it would.
     if (!ended) await chunks.return?.();
   }

@@ -25,9 +25,10 @@ export async function readBody(
       body.destroy?.();
       break;
     }
-    parts.push(Buffer.from(chunk));
+    // A view, not a copy: undici's chunks are Buffers already, and are not reused after they are yielded.
+    parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
-  return Buffer.concat(parts).toString('utf8');
+  return (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)).toString('utf8');
 }
 
 /** The parsed JSON, or undefined when the text is not JSON. */

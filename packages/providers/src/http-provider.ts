@@ -2,7 +2,7 @@ import type { ProviderConfig } from '@switchboard/config';
 import type { DestroyableBody } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { parseSse, type SseEvent } from './sse-parser.js';
+import { type SseEvent, sseBatches } from './sse-parser.js';
 import { postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
@@ -85,12 +85,15 @@ export abstract class HttpProvider implements Provider {
   private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk> {
     let done = false;
     try {
-      // Read on past the end event to the end of the body, so the connection goes back to the pool.
-      for await (const event of parseSse(timedBody(this.target, body))) {
-        if (done) continue;
-        const chunk = read(event);
-        if (chunk === 'done') done = true;
-        else if (chunk) yield chunk;
+      // Every event of one network read is handled before the next read is awaited. Read on past
+      // the end event to the end of the body, so the connection goes back to the pool.
+      for await (const events of sseBatches(timedBody(this.target, body))) {
+        for (const event of events) {
+          if (done) break;
+          const chunk = read(event);
+          if (chunk === 'done') done = true;
+          else if (chunk) yield chunk;
+        }
       }
     } catch (err) {
       throw streamError(this.target, err);

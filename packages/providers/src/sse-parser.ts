@@ -5,52 +5,73 @@ export interface SseEvent {
 }
 
 /**
- * Reads an SSE byte stream as it arrives (WHATWG rules: `\n`, `\r\n` or `\r` line ends, `:`
- * comments, multi-line `data`), yielding each event when its blank line comes in.
+ * Reads an SSE byte stream piece by piece (WHATWG rules: `\n`, `\r\n` or `\r` line ends, `:`
+ * comments, multi-line `data`): `push` returns the events a piece completes, at once and in one
+ * call, so a reader handles everything one network read brought before it awaits the next.
  */
-export async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let event: string | null = null;
-  let data: string[] = [];
+export class SseDecoder {
+  readonly #decoder = new TextDecoder();
+  #buffer = '';
+  #event: string | null = null;
+  #data: string[] = [];
 
-  const takeLine = (line: string): SseEvent | null => {
-    if (line === '') {
-      if (data.length === 0 && event === null) return null;
-      const out = { event, data: data.join('\n') };
-      event = null;
-      data = [];
-      return out;
+  /** The events whose blank line is in `piece` (an empty array while an event is incomplete). */
+  push(piece: Uint8Array | string): SseEvent[] {
+    const buffer = this.#buffer + (typeof piece === 'string' ? piece : this.#decoder.decode(piece, { stream: true }));
+    const events: SseEvent[] = [];
+    let start = 0;
+    for (let i = 0; i < buffer.length; i++) {
+      const code = buffer.charCodeAt(i);
+      if (code !== 10 && code !== 13) continue;
+      // A trailing '\r' may be the first half of '\r\n': wait for the next piece.
+      if (code === 13 && i === buffer.length - 1) break;
+      this.#line(buffer.slice(start, i), events);
+      if (code === 13 && buffer.charCodeAt(i + 1) === 10) i++;
+      start = i + 1;
     }
-    if (line.startsWith(':')) return null;
+    this.#buffer = start === 0 ? buffer : buffer.slice(start);
+    return events;
+  }
+
+  /** The stream is over: what the last piece left (an event without its blank line counts). */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    const rest = this.#buffer + this.#decoder.decode();
+    this.#buffer = '';
+    if (rest) this.#line(rest, events);
+    this.#line('', events);
+    return events;
+  }
+
+  #line(line: string, events: SseEvent[]): void {
+    if (line === '') {
+      if (this.#data.length === 0 && this.#event === null) return;
+      events.push({ event: this.#event, data: this.#data.join('\n') });
+      this.#event = null;
+      this.#data = [];
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* : */) return;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-    return null;
-  };
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.#data.push(value);
+    else if (field === 'event') this.#event = value;
+  }
+}
 
-  const lineEnd = /\r\n|\r|\n/g;
-  for await (const piece of body) {
-    buffer += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
-    let start = 0;
-    lineEnd.lastIndex = 0;
-    for (let match = lineEnd.exec(buffer); match; match = lineEnd.exec(buffer)) {
-      // A trailing '\r' may be the first half of '\r\n': wait for the next piece.
-      if (match[0] === '\r' && match.index === buffer.length - 1) break;
-      const out = takeLine(buffer.slice(start, match.index));
-      start = match.index + match[0].length;
-      if (out) yield out;
-    }
-    buffer = buffer.slice(start);
-  }
-  buffer += decoder.decode();
-  if (buffer) {
-    const out = takeLine(buffer);
-    if (out) yield out;
-  }
-  const last = takeLine('');
-  if (last) yield last;
+/**
+ * The events of an SSE byte stream in batches: what each network read completed (often several
+ * events, sometimes none), then what the end completed.
+ */
+export async function* sseBatches(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent[]> {
+  const decoder = new SseDecoder();
+  for await (const piece of body) yield decoder.push(piece);
+  yield decoder.end();
+}
+
+/** The events of an SSE byte stream, each as its blank line comes in. */
+export async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  for await (const batch of sseBatches(body)) yield* batch;
 }
