@@ -81,3 +81,57 @@ export const upstreamChunkSchema = z.looseObject({
 
 export type UpstreamCompletion = z.infer<typeof upstreamCompletionSchema>;
 export type UpstreamChunk = z.infer<typeof upstreamChunkSchema>;
+
+/*
+ * Every chunk of every stream, and every answer, passes one of the two schemas above. The checks
+ * below accept exactly what they accept in the form they would output it (`choices` present,
+ * nothing to default), without zod's copy of each object; anything else, including every
+ * malformed body, goes through the schema, which decides and words the failure. The property
+ * test in chat-response.test.ts holds the two to the same answers.
+ */
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+const isOptionalCount = (value: unknown) => value === undefined || isCount(value);
+const isNullishString = (value: unknown) => value === undefined || value === null || typeof value === 'string';
+const isNullishUsage = (value: unknown) =>
+  value === undefined ||
+  value === null ||
+  (isObject(value) && isCount(value.prompt_tokens) && isCount(value.completion_tokens) && isCount(value.total_tokens));
+
+/** True when `json` is a completion `upstreamCompletionSchema` would return unchanged. */
+export function isPlainUpstreamCompletion(json: unknown): json is UpstreamCompletion {
+  if (!isObject(json) || !Array.isArray(json.choices) || json.choices.length === 0 || !isNullishUsage(json.usage)) return false;
+  for (const choice of json.choices) {
+    if (!isObject(choice) || !isOptionalCount(choice.index) || !isNullishString(choice.finish_reason)) return false;
+    const message = choice.message;
+    if (!isObject(message) || !(message.role === undefined || typeof message.role === 'string')) return false;
+    if (!isNullishString(message.content)) return false;
+  }
+  return true;
+}
+
+/** True when `json` is a chunk `upstreamChunkSchema` would return unchanged. */
+export function isPlainUpstreamChunk(json: unknown): json is UpstreamChunk {
+  if (!isObject(json) || !Array.isArray(json.choices) || !isNullishUsage(json.usage)) return false;
+  for (const choice of json.choices) {
+    if (!isObject(choice) || !isOptionalCount(choice.index) || !isNullishString(choice.finish_reason)) return false;
+    const delta = choice.delta;
+    if (delta !== undefined && !(isObject(delta) && isNullishString(delta.role) && isNullishString(delta.content))) return false;
+  }
+  return true;
+}
+
+/** An upstream completion as the schema reads it, or null when it is not one. */
+export function readUpstreamCompletion(json: unknown): UpstreamCompletion | null {
+  if (isPlainUpstreamCompletion(json)) return json;
+  const parsed = upstreamCompletionSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
+}
+
+/** An upstream chunk as the schema reads it, or null when it is not one. */
+export function readUpstreamChunk(json: unknown): UpstreamChunk | null {
+  if (isPlainUpstreamChunk(json)) return json;
+  const parsed = upstreamChunkSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
+}

@@ -2,8 +2,8 @@ import {
   type ChatCompletionChoice,
   type ChatCompletionRequest,
   type ChunkChoice,
-  upstreamChunkSchema,
-  upstreamCompletionSchema,
+  readUpstreamChunk,
+  readUpstreamCompletion,
   upstreamError,
 } from '@switchboard/protocol';
 import type { ProviderChunk, ProviderCompletion } from '../provider.js';
@@ -24,11 +24,11 @@ export function toUpstreamRequest(request: ChatCompletionRequest, upstreamModel:
 }
 
 export function fromUpstreamResponse(provider: string, json: unknown): ProviderCompletion {
-  const parsed = upstreamCompletionSchema.safeParse(json);
-  if (!parsed.success) {
+  const parsed = readUpstreamCompletion(json);
+  if (!parsed) {
     throw upstreamError(`Upstream '${provider}' returned a response that is not a chat completion.`, 'upstream_invalid_response');
   }
-  const { choices, usage, id: _id, object: _object, created: _created, model: _model, ...extra } = parsed.data;
+  const { choices, usage, id: _id, object: _object, created: _created, model: _model, ...extra } = parsed;
   return {
     choices: choices.map(
       (choice, i): ChatCompletionChoice => ({
@@ -63,12 +63,12 @@ export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderCh
       `Upstream '${provider}' failed mid-stream${typeof message === 'string' ? `: ${message.slice(0, 4000)}` : '.'}`,
     );
   }
-  const parsed = upstreamChunkSchema.safeParse(json);
-  if (!parsed.success) {
+  const parsed = readUpstreamChunk(json);
+  if (!parsed) {
     throw upstreamError(`Upstream '${provider}' sent a stream chunk of the wrong shape.`, 'upstream_invalid_response');
   }
   return {
-    choices: parsed.data.choices.map(
+    choices: parsed.choices.map(
       (choice, i): ChunkChoice => ({
         ...choice,
         index: choice.index ?? i,
@@ -76,7 +76,7 @@ export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderCh
         finish_reason: choice.finish_reason ?? null,
       }),
     ),
-    usage: parsed.data.usage ?? null,
+    usage: parsed.usage ?? null,
   };
 }
 
