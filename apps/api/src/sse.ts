@@ -22,17 +22,24 @@ export function openSse(res: ServerResponse): void {
 /**
  * Writes one event (`event: <name>` first when named). Writes made in the same tick (events that
  * arrived in one upstream read) are corked into one packet and sent at the end of that tick:
- * nothing waits for later data.
+ * nothing waits for later data. Returns a promise only when the client is behind (back-pressure),
+ * so an event costs no promise of its own.
  */
-export async function writeEvent(res: ServerResponse, data: unknown, name?: string): Promise<void> {
-  if (res.destroyed) return;
+export function writeEvent(res: ServerResponse, data: unknown, name?: string): Promise<void> | undefined {
+  if (res.destroyed) return undefined;
   if (!res.writableCorked) {
     res.cork();
-    process.nextTick(() => res.uncork());
+    process.nextTick(uncork, res);
   }
-  if (!res.write(`${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`)) {
-    await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  }
+  return res.write(`${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`) ? undefined : drained(res);
+}
+
+function uncork(res: ServerResponse): void {
+  res.uncork();
+}
+
+async function drained(res: ServerResponse): Promise<void> {
+  await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }
 
 /** How one kind of stream is framed. */
@@ -71,7 +78,8 @@ export async function sendEvents<T>(
     let first = options.onFirstEvent;
     for await (const event of events) {
       options.onEvent?.(event);
-      await writeEvent(res, event, format.name?.(event));
+      const behind = writeEvent(res, event, format.name?.(event));
+      if (behind) await behind;
       if (first) {
         first();
         first = undefined;
@@ -120,5 +128,5 @@ export async function writeKeepAlive(res: ServerResponse): Promise<void> {
 
 async function writeRaw(res: ServerResponse, text: string): Promise<void> {
   if (res.destroyed) return;
-  if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (!res.write(text)) await drained(res);
 }

@@ -30,13 +30,8 @@ export async function* normalizeStream(
     choices,
   });
 
+  // One generator, not a wrapper around an inner one: `yield*` would cost every chunk a second hop.
   try {
-    yield* normalized();
-  } finally {
-    onEnd?.(finalUsage());
-  }
-
-  async function* normalized(): AsyncGenerator<ChatCompletionChunk> {
     for await (const piece of upstream) {
       if (piece.usage) usage = piece.usage;
       if (piece.choices.length === 0) continue;
@@ -61,5 +56,7 @@ export async function* normalizeStream(
       );
     }
     if (wantsUsage) yield { ...chunk([]), usage: finalUsage() };
+  } finally {
+    onEnd?.(finalUsage());
   }
 }
