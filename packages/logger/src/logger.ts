@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { configure } from 'safe-stable-stringify';
 import winston from 'winston';
 import { batchedStdout } from './batched-stdout.js';
 import { createRedactor } from './redact.js';
@@ -15,24 +16,32 @@ export interface LoggerOptions {
   stream?: Writable;
 }
 
+/** What winston writes: the formatted line sits under this symbol (triple-beam's MESSAGE). */
+const MESSAGE = Symbol.for('message');
+
+/**
+ * winston's json format, configured once: `format.json()` configures safe-stable-stringify anew
+ * for every line, which was most of what a request's log line cost. Same output: keys sorted,
+ * BigInts as strings.
+ */
+const stringify = configure({});
+const bigIntAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+
 /** One JSON object per line, secrets scrubbed at every level. */
 export function createLogger(options: LoggerOptions): Logger {
   const { scrub } = createRedactor(options.secrets ?? []);
-  const redact = winston.format((info) => {
-    for (const key of Object.keys(info)) {
-      (info as Record<string, unknown>)[key] = scrub((info as Record<string, unknown>)[key]);
-    }
+  // Timestamp, scrub and serialise in one step (one format, not three).
+  const line = winston.format((info) => {
+    const record = info as Record<string | symbol, unknown>;
+    if (!record.timestamp) record.timestamp = new Date().toISOString();
+    for (const key of Object.keys(record)) record[key] = scrub(record[key]);
+    record[MESSAGE] = stringify(record, bigIntAsString);
     return info;
   });
   return winston.createLogger({
     level: options.level,
     defaultMeta: options.defaultMeta,
-    format: winston.format.combine(
-      winston.format.errors({ stack: true }),
-      winston.format.timestamp(),
-      redact(),
-      winston.format.json(),
-    ),
+    format: winston.format.combine(winston.format.errors({ stack: true }), line()),
     transports: [new winston.transports.Stream({ stream: options.stream ?? batchedStdout() })],
   });
 }
