@@ -102,8 +102,9 @@ const PERIODS = {
 } as const;
 
 const METRICS = { requests: 'r', promptTokens: 'p', completionTokens: 'c', cost: '$', unpriced: 'u' } as const;
-const field = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>, metric: string) =>
-  `${encodeURIComponent(entry.key)}|${encodeURIComponent(entry.model)}|${encodeURIComponent(entry.hook)}|${metric}`;
+/** A usage hash field is `<key>|<model>|<hook>|<metric>`; this is the part before the metric. */
+const fieldPrefix = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>) =>
+  `${encodeURIComponent(entry.key)}|${encodeURIComponent(entry.model)}|${encodeURIComponent(entry.hook)}|`;
 
 /**
  * Usage and budgets in Redis. Usage: one hash per UTC day, fields `<key>|<model>|<hook>|<metric>`
@@ -119,6 +120,8 @@ export class UsageLedger {
   readonly #redis: LedgerRedis;
   /** The records gathered and not yet written. */
   #batch: Batch | undefined;
+  /** The usage hash of the UTC day last recorded in (days since the epoch, and its key). */
+  #day = { number: Number.NaN, hash: '' };
 
   constructor(
     redis: RedisClient,
@@ -180,11 +183,12 @@ export class UsageLedger {
       setImmediate(batch.flush);
     }
     if (this.options.recordUsage) {
-      const hash = this.keys.usageDay(utcDay(now));
+      const hash = this.#dayHash(now);
       const fields = batch.hashes.get(hash) ?? new Map<string, number>();
       batch.hashes.set(hash, fields);
+      const prefix = fieldPrefix(entry);
       const add = (metric: string, by: number) => {
-        const name = field(entry, metric);
+        const name = prefix + metric;
         fields.set(name, (fields.get(name) ?? 0) + by);
       };
       add(METRICS.requests, 1);
@@ -200,6 +204,12 @@ export class UsageLedger {
       batch.counters.set(hold.counter, counter);
     }
     return batch.written;
+  }
+
+  #dayHash(now: Date): string {
+    const number = Math.floor(now.getTime() / DAY_MS);
+    if (number !== this.#day.number) this.#day = { number, hash: this.keys.usageDay(utcDay(now)) };
+    return this.#day.hash;
   }
 
   #openBatch(): Batch {
