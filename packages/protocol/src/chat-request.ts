@@ -86,3 +86,56 @@ export function formatParam(path: readonly PropertyKey[]): string | null {
   }
   return out;
 }
+
+/*
+ * The common request, checked without zod's copy of every object: a model, plain text messages
+ * and scalar parameters. `isPlainChatRequest` accepts exactly what the schema would return
+ * unchanged; a request using anything else (content parts, tools, `stop`, a missing model…)
+ * goes through the schema, which decides and words the 400. chat-request.test.ts holds the two
+ * to the same answers.
+ */
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const nullishOr = (check: (value: unknown) => boolean) => (value: unknown) =>
+  value === undefined || value === null || check(value);
+const numberIn = (min: number, max: number) => (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
+const intIn = (min: number, max: number) => (value: unknown) =>
+  Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
+const isBoolean = (value: unknown) => typeof value === 'boolean';
+const isOptionalString = (value: unknown) => value === undefined || typeof value === 'string';
+
+const SCALAR_PARAMETERS: Record<string, (value: unknown) => boolean> = {
+  stream: nullishOr(isBoolean),
+  stream_options: nullishOr((value) => isObject(value) && (value.include_usage === undefined || isBoolean(value.include_usage))),
+  temperature: nullishOr(numberIn(0, 2)),
+  top_p: nullishOr(numberIn(0, 1)),
+  n: nullishOr(intIn(1, 128)),
+  max_tokens: nullishOr(intIn(1, Number.MAX_SAFE_INTEGER)),
+  max_completion_tokens: nullishOr(intIn(1, Number.MAX_SAFE_INTEGER)),
+  presence_penalty: nullishOr(numberIn(-2, 2)),
+  frequency_penalty: nullishOr(numberIn(-2, 2)),
+  logprobs: nullishOr(isBoolean),
+  top_logprobs: nullishOr(intIn(0, 20)),
+  seed: nullishOr(intIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)),
+  user: nullishOr((value) => typeof value === 'string' && value.length <= 256),
+  parallel_tool_calls: nullishOr(isBoolean),
+};
+/** Parameters the fast check leaves to the schema whenever they are present. */
+const OTHER_PARAMETERS = ['stop', 'logit_bias', 'response_format', 'tools', 'tool_choice'] as const;
+const ROLES: ReadonlySet<unknown> = new Set(messageRoleSchema.options);
+
+/** True when `body` is a request `chatCompletionRequestSchema` would return unchanged. */
+export function isPlainChatRequest(body: unknown): body is ChatCompletionRequest {
+  if (!isObject(body) || typeof body.model !== 'string' || body.model.length === 0) return false;
+  const { messages } = body;
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  for (const message of messages) {
+    if (!isObject(message) || !ROLES.has(message.role) || typeof message.content !== 'string') return false;
+    if (!isOptionalString(message.name) || !isOptionalString(message.tool_call_id) || message.tool_calls !== undefined)
+      return false;
+  }
+  for (const name in SCALAR_PARAMETERS) if (!SCALAR_PARAMETERS[name]!(body[name])) return false;
+  for (const name of OTHER_PARAMETERS) if (body[name] !== undefined) return false;
+  return true;
+}

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { chatCompletionRequestSchema, toErrorResponse } from '@switchboard/protocol';
+import { chatCompletionRequestSchema, isPlainChatRequest, toErrorResponse } from '@switchboard/protocol';
 import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
@@ -15,7 +15,13 @@ const CHAT_SSE: SseFormat<Record<string, unknown>> = { done: true, failure: (err
 export function chatCompletionsRoutes(router: Router, deps: AppDeps): void {
   router.post('/v1/chat/completions', async (ctx) => {
     const { limits } = deps.settings.config;
-    const request = parseBody(chatCompletionRequestSchema, ctx.request.body, limits.maxJsonDepth, '"model" and "messages"');
+    const request = parseBody(
+      chatCompletionRequestSchema,
+      ctx.request.body,
+      limits.maxJsonDepth,
+      '"model" and "messages"',
+      isPlainChatRequest,
+    );
     if (request.messages.length > limits.maxMessages) throw tooManyMessages(limits.maxMessages, 'messages');
     ctx.state.model = request.model.slice(0, 200); // the log line stays one short line
     if (request.user) deps.sessions.touch(`api:${request.user}`); // in the background: never delays the request
