@@ -19,23 +19,9 @@ export function openSse(res: ServerResponse): void {
   // carries the headers in the same packet.
 }
 
-/**
- * Writes one event (`event: <name>` first when named). Writes made in the same tick (events that
- * arrived in one upstream read) are corked into one packet and sent at the end of that tick:
- * nothing waits for later data. Returns a promise only when the client is behind (back-pressure),
- * so an event costs no promise of its own.
- */
-export function writeEvent(res: ServerResponse, data: unknown, name?: string): Promise<void> | undefined {
-  if (res.destroyed) return undefined;
-  if (!res.writableCorked) {
-    res.cork();
-    process.nextTick(uncork, res);
-  }
-  return res.write(`${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`) ? undefined : drained(res);
-}
-
-function uncork(res: ServerResponse): void {
-  res.uncork();
+/** One frame: `event: <name>` first when named, then the data as one JSON line. */
+function frame(data: unknown, name?: string): string {
+  return `${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 }
 
 async function drained(res: ServerResponse): Promise<void> {
@@ -74,25 +60,48 @@ export async function sendEvents<T>(
   options: SendOptions<T>,
 ): Promise<boolean> {
   openSse(res);
+  // The frames of one tick (the events one upstream read brought) go out as one write at its
+  // end: nothing waits for later data, and a read of many events costs one write, not many.
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending && !res.destroyed) res.write(pending);
+    pending = '';
+  };
+  /** Ends the response with what is still pending in the same write. */
+  const end = (last = '') => {
+    const text = pending + last;
+    pending = '';
+    if (!res.destroyed) res.end(text || undefined);
+  };
+  const queue = (event: T) => {
+    pending += frame(event, format.name?.(event));
+    if (!scheduled) {
+      scheduled = true;
+      process.nextTick(flush);
+    }
+  };
   try {
     let first = options.onFirstEvent;
     for await (const event of events) {
+      if (res.destroyed) continue; // the signal aborts the upstream; this drains what is left
       options.onEvent?.(event);
-      const behind = writeEvent(res, event, format.name?.(event));
-      if (behind) await behind;
+      queue(event);
       if (first) {
         first();
         first = undefined;
       }
+      if (res.writableNeedDrain) await drained(res); // the client is behind: wait for it
     }
     const complete = !res.destroyed;
-    if (complete) res.end(format.done ? 'data: [DONE]\n\n' : undefined);
+    end(format.done ? 'data: [DONE]\n\n' : '');
     return complete;
   } catch (err) {
     if (options.signal.aborted && isAbort(err)) return false;
     if (!isAbort(err)) options.logger.warn('stream failed', { request_id: options.requestId, error: (err as Error).message });
-    for (const event of format.failure(err)) await writeEvent(res, event, format.name?.(event));
-    if (!res.destroyed) res.end();
+    for (const event of format.failure(err)) queue(event);
+    end();
     return false;
   }
 }
