@@ -166,7 +166,8 @@ describe('the worker pipeline', () => {
     await first.running.close(0);
     await eventually(() => expect(aborted).toBe(true));
     const job = await fx.hub.queue.getJob(jobId);
-    expect(await job?.getState()).toBe('waiting');
+    // Back in the queue, due a moment later (so the closing worker cannot fetch it again).
+    expect(await job?.getState()).toBe('delayed');
     expect(job?.attemptsMade).toBe(0);
 
     answer('thought it through');

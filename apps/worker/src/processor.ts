@@ -7,6 +7,10 @@ import { deliverRest } from './deliver.js';
 import { reportOutcome } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { answerLive } from './live-answer.js';
+
+/** How long a job released on shutdown waits before another worker may take it. */
+const RELEASE_DELAY_MS = 1_000;
+
 import { earlierProgress, type MessageJob, readMessageJob } from './message-job.js';
 
 /**
@@ -102,8 +106,11 @@ async function failure(
   signal: AbortSignal,
 ): Promise<Error> {
   if (signal.aborted) {
-    // Released, not failed: another worker takes it up where this one stopped.
-    await message.job.moveToWait(token).catch(() => {});
+    // Released, not failed: another worker takes it up where this one stopped. Due a moment from
+    // now rather than waiting at once: this closing worker may still be blocked in BullMQ's fetch,
+    // which wakes on the job's return and would take a waiting job straight back (BullMQ does not
+    // check for closing there), holding it until its lock ran out; a job not yet due it leaves.
+    await message.job.moveToDelayed(Date.now() + RELEASE_DELAY_MS, token).catch(() => {});
     return new WaitingError();
   }
   const hook = message.hook.name;
