@@ -27,7 +27,7 @@ profile.samples.forEach((id, i) => {
 
 /** Where a function lives: a package name for node_modules, our package for ours, node: for Node. */
 function place(url) {
-  if (!url) return '(native/gc/idle)';
+  if (!url) return '(native, gc)';
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return nm[1];
   const ours = /\/(apps|packages)\/([^/]+)\//.exec(url);
@@ -40,9 +40,10 @@ const byPlace = new Map();
 const byFunction = new Map();
 for (const [id, count] of self) {
   const { callFrame } = byId.get(id);
+  if (callFrame.functionName === '(idle)') continue; // busy time only
   const where = place(callFrame.url);
   byPlace.set(where, (byPlace.get(where) ?? 0) + count);
-  const name = `${callFrame.functionName || '(anonymous)'} ${where === '(native/gc/idle)' ? '' : `${callFrame.url.split('/').slice(-1)[0]}:${callFrame.lineNumber + 1}`}`;
+  const name = `${callFrame.functionName || '(anonymous)'} ${where === '(native, gc)' ? '' : `${callFrame.url.split('/').slice(-1)[0]}:${callFrame.lineNumber + 1}`}`;
   byFunction.set(name, (byFunction.get(name) ?? 0) + count);
 }
 const idle = [...self].filter(([id]) => byId.get(id).callFrame.functionName === '(idle)').reduce((s, [, c]) => s + c, 0);
@@ -51,7 +52,7 @@ const pct = (n) => `${((100 * n) / busy).toFixed(1)}%`.padStart(6);
 console.log(`${file}: ${total} samples, ${busy} busy (percentages are of busy time)\n`);
 console.log('by package / file (self time):');
 for (const [where, n] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
-  if (where !== '(native/gc/idle)' || n !== idle) console.log(`  ${pct(n)}  ${where}`);
+  console.log(`  ${pct(n)}  ${where}`);
 }
 console.log('\nby function (self time):');
 for (const [name, n] of [...byFunction]
