@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Two builds of the API side by side, for a before/after figure that survives a noisy machine:
+//   node bench/compare-builds.mjs <before main.js> <after main.js> [rounds] [scenarios]
+// e.g. git worktree add /tmp/before <commit> && (cd /tmp/before && npm install && npx turbo run build)
+//      node bench/compare-builds.mjs /tmp/before/apps/api/dist/main.js apps/api/dist/main.js 8
+// Both get the same stand-in upstream and config; each round measures one then the other
+// (ABBA), 2 s each, and reads each server's own CPU µs per request from /proc. Two runs seconds
+// apart see the same machine, so the median of the rounds' after ÷ before is steady where
+// absolute figures swing by a quarter. Builds nothing; run `npx turbo run build` first.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
+import { processCpuMs } from './cpu.mjs';
+import { numberFromEnv, switchboardEnv } from './env.mjs';
+import { API_KEY } from './fixture.mjs';
+import { measure } from './load.mjs';
+
+const [before, after, roundsArg, scenarioArg] = process.argv.slice(2);
+if (!before || !after) {
+  console.error('usage: node bench/compare-builds.mjs <before main.js> <after main.js> [rounds] [json-32,sse-8,json-1]');
+  process.exit(2);
+}
+const rounds = Number(roundsArg ?? 8);
+const scenarios = (scenarioArg ?? 'json-32,sse-8,json-1').split(',').map((id) => {
+  const [kind, connections] = id.split('-');
+  return { id, stream: kind === 'sse', connections: Number(connections) };
+});
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `bench-compare-${process.pid}`;
+const measureMs = numberFromEnv('BENCH_SECONDS', 2, { positive: true }) * 1000;
+const dir = mkdtempSync(join(tmpdir(), 'switchboard-compare-'));
+const children = [];
+const spawnChild = (name, args, env, stdout) => {
+  const child = new Child(name, args, {
+    env,
+    stdout,
+    onUnexpectedExit: (message) => {
+      console.error(`compare: ${message}`);
+      void stop(1);
+    },
+  });
+  children.push(child);
+  return child;
+};
+async function stop(code) {
+  await Promise.allSettled(children.map((child) => child.stop()));
+  rmSync(dir, { recursive: true, force: true });
+  await deleteRedisKeys(redisUrl, prefix).catch(() => {});
+  process.exit(code);
+}
+
+const upstream = spawnChild(
+  'upstream',
+  [new URL('./upstream-server.mjs', import.meta.url).pathname],
+  {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  },
+  'pipe',
+);
+const upstreamPort = await readPort(upstream);
+const config = join(dir, 'switchboard.json');
+writeFileSync(
+  config,
+  JSON.stringify({
+    defaultModel: 'bench/gpt-4o-mini',
+    providers: {
+      bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: API_KEY, models: ['gpt-4o-mini'] },
+    },
+  }),
+);
+const server = async (name, script) => {
+  const port = await freePort();
+  const env = switchboardEnv({ port, configPath: config, redisUrl, prefix, logLevel: 'info' });
+  const child = spawnChild(name, [script], env, 'ignore');
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHealth(origin, child);
+  return {
+    name,
+    origin,
+    path: '/v1/chat/completions',
+    model: 'bench/gpt-4o-mini',
+    headers: { authorization: `Bearer ${API_KEY}` },
+    pid: child.process.pid,
+  };
+};
+const targets = { before: await server('before', before), after: await server('after', after) };
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+console.log(`| scenario | before CPU µs/req | after CPU µs/req | after ÷ before, per round | median |\n|:--|--:|--:|:--|--:|`);
+for (const scenario of scenarios) {
+  const us = { before: [], after: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 === 0 ? ['before', 'after'] : ['after', 'before']) {
+      const target = targets[side];
+      const run = await measure(target, {
+        stream: scenario.stream,
+        connections: scenario.connections,
+        warmupMs: 500,
+        measureMs,
+        maxRequests: 1_000_000,
+        cpuProbe: () => ({ gateway: processCpuMs(target.pid) }),
+      });
+      if (run.errors) throw new Error(`${side} ${scenario.id}: ${run.errors} errors, first: ${run.firstError}`);
+      us[side].push((run.cpuMs.gateway * 1000) / run.latencies.length);
+    }
+  }
+  const ratios = us.after.map((value, i) => value / us.before[i]);
+  console.log(
+    `| ${scenario.id} | ${Math.round(median(us.before))} | ${Math.round(median(us.after))} | ${ratios.map((r) => r.toFixed(2)).join(' ')} | ${median(ratios).toFixed(3)} |`,
+  );
+}
+await stop(0);
