@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
 import { processCpuMs } from './cpu.mjs';
-import { numberFromEnv, switchboardEnv } from './env.mjs';
+import { benchConfig, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { measure } from './load.mjs';
 
@@ -62,15 +62,7 @@ const upstream = spawnChild(
 );
 const upstreamPort = await readPort(upstream);
 const config = join(dir, 'switchboard.json');
-writeFileSync(
-  config,
-  JSON.stringify({
-    defaultModel: 'bench/gpt-4o-mini',
-    providers: {
-      bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: API_KEY, models: ['gpt-4o-mini'] },
-    },
-  }),
-);
+writeFileSync(config, JSON.stringify(benchConfig(upstreamPort, { apiKey: API_KEY })));
 const server = async (name, script) => {
   const port = await freePort();
   const env = switchboardEnv({ port, configPath: config, redisUrl, prefix, logLevel: 'info' });

@@ -41,3 +41,23 @@ export function switchboardEnv({ port, configPath, redisUrl, prefix, logLevel })
     LOG_LEVEL: logLevel,
   };
 }
+
+/**
+ * The Switchboard config of the gateway benches: one OpenAI-compatible provider `bench` (model
+ * `gpt-4o-mini`) at the stand-in upstream, `bench/gpt-4o-mini` the default; `extra` merged on top.
+ */
+export function benchConfig(upstreamPort, { apiKey, maxConnections, extra = {} }) {
+  return {
+    defaultModel: 'bench/gpt-4o-mini',
+    providers: {
+      bench: {
+        type: 'openai',
+        baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
+        apiKey,
+        models: ['gpt-4o-mini'],
+        ...(maxConnections ? { maxConnections } : {}),
+      },
+    },
+    ...extra,
+  };
+}

@@ -13,7 +13,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
 import { machineBusyMs, processCpuMs, treeCpuMs } from './cpu.mjs';
-import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
+import { benchConfig, nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { burst, measure, summarize } from './load.mjs';
 import { COST_SCENARIOS, COST_SWITCHES, costReport, measureCost } from './observability-cost.mjs';
@@ -93,22 +93,7 @@ async function main() {
 
   const writeConfig = (name, extra) => {
     const path = join(tempDir, name);
-    writeFileSync(
-      path,
-      JSON.stringify({
-        defaultModel: 'bench/gpt-4o-mini',
-        providers: {
-          bench: {
-            type: 'openai',
-            baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
-            apiKey: API_KEY,
-            models: ['gpt-4o-mini'],
-            ...(maxConnections ? { maxConnections } : {}),
-          },
-        },
-        ...extra,
-      }),
-    );
+    writeFileSync(path, JSON.stringify(benchConfig(upstreamPort, { apiKey: API_KEY, maxConnections, extra })));
     return path;
   };
   // The gateways run with observability (metrics, usage accounting) on, as by default; a twin

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { intIn, isBoolean, isObject, isOptionalString, nullishOr, numberIn } from './json-checks.js';
 
 /**
  * POST /v1/chat/completions request. Every standard parameter is type-checked; unknown ones
@@ -94,17 +95,6 @@ export function formatParam(path: readonly PropertyKey[]): string | null {
  * goes through the schema, which decides and words the 400. chat-request.test.ts holds the two
  * to the same answers.
  */
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const nullishOr = (check: (value: unknown) => boolean) => (value: unknown) =>
-  value === undefined || value === null || check(value);
-const numberIn = (min: number, max: number) => (value: unknown) =>
-  typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
-const intIn = (min: number, max: number) => (value: unknown) =>
-  Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
-const isBoolean = (value: unknown) => typeof value === 'boolean';
-const isOptionalString = (value: unknown) => value === undefined || typeof value === 'string';
-
 const SCALAR_PARAMETERS: Record<string, (value: unknown) => boolean> = {
   stream: nullishOr(isBoolean),
   stream_options: nullishOr((value) => isObject(value) && (value.include_usage === undefined || isBoolean(value.include_usage))),

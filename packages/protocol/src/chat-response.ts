@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCount, isNullishString, isObject, isOptionalString, nullishOr } from './json-checks.js';
 
 export interface Usage {
   prompt_tokens: number;
@@ -89,15 +90,10 @@ export type UpstreamChunk = z.infer<typeof upstreamChunkSchema>;
  * malformed body, goes through the schema, which decides and words the failure. The property
  * test in chat-response.test.ts holds the two to the same answers.
  */
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isOptionalCount = (value: unknown) => value === undefined || isCount(value);
-const isNullishString = (value: unknown) => value === undefined || value === null || typeof value === 'string';
-const isNullishUsage = (value: unknown) =>
-  value === undefined ||
-  value === null ||
-  (isObject(value) && isCount(value.prompt_tokens) && isCount(value.completion_tokens) && isCount(value.total_tokens));
+const isNullishUsage = nullishOr(
+  (value) => isObject(value) && isCount(value.prompt_tokens) && isCount(value.completion_tokens) && isCount(value.total_tokens),
+);
 
 /** True when `json` is a completion `upstreamCompletionSchema` would return unchanged. */
 export function isPlainUpstreamCompletion(json: unknown): json is UpstreamCompletion {
@@ -105,7 +101,7 @@ export function isPlainUpstreamCompletion(json: unknown): json is UpstreamComple
   for (const choice of json.choices) {
     if (!isObject(choice) || !isOptionalCount(choice.index) || !isNullishString(choice.finish_reason)) return false;
     const message = choice.message;
-    if (!isObject(message) || !(message.role === undefined || typeof message.role === 'string')) return false;
+    if (!isObject(message) || !isOptionalString(message.role)) return false;
     if (!isNullishString(message.content)) return false;
   }
   return true;

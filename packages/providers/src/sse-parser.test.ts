@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseSse } from './sse-parser.js';
+import { type SseEvent, sseBatches } from './sse-parser.js';
+
+/** Every event of the stream, in order, whatever batches the reads made. */
+async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  for await (const batch of sseBatches(body)) yield* batch;
+}
 
 async function collect(pieces: string[]) {
   const encoder = new TextEncoder();
@@ -13,7 +18,7 @@ async function collect(pieces: string[]) {
   return events;
 }
 
-describe('parseSse', () => {
+describe('the SSE decoder', () => {
   it('yields one event per blank-line-terminated block', async () => {
     expect(await collect(['data: a\n\ndata: b\n\n'])).toEqual([
       { event: null, data: 'a' },

@@ -70,8 +70,3 @@ export async function* sseBatches(body: AsyncIterable<Uint8Array | string>): Asy
   for await (const piece of body) yield decoder.push(piece);
   yield decoder.end();
 }
-
-/** The events of an SSE byte stream, each as its blank line comes in. */
-export async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  for await (const batch of sseBatches(body)) yield* batch;
-}
