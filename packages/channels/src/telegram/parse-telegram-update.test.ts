@@ -1,4 +1,4 @@
-import { telegramUpdate } from '@switchboard/testing';
+import { telegramTopicMessage, telegramUpdate } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
@@ -19,6 +19,20 @@ describe('parseTelegramUpdate', () => {
       replyTo: { chat_id: -100_987_654_321, message_id: 42 },
     });
     expect(inbound.ack('job-1', false)).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('answers in the forum topic a message was written in', () => {
+    const inbound = parseTelegramUpdate(telegramUpdate(telegramTopicMessage(77)));
+    expect(inbound.kind === 'message' && inbound.message.replyTo).toEqual({
+      chat_id: -100_987_654_321,
+      message_id: 4242,
+      message_thread_id: 77,
+    });
+  });
+
+  it('names no topic for a reply in a group without topics (its message_thread_id is the reply thread)', () => {
+    const inbound = parseTelegramUpdate(telegramUpdate({ message_thread_id: 40 }));
+    expect(inbound.kind === 'message' && inbound.message.replyTo).toEqual({ chat_id: -100_987_654_321, message_id: 42 });
   });
 
   it('treats /start as ordinary text', () => {

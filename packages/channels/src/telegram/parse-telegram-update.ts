@@ -19,6 +19,10 @@ const textMessageSchema = z.looseObject({
     from: z.looseObject({ id: z.int() }).optional(),
     chat: z.looseObject({ id: z.int() }),
     text: z.string().optional(),
+    // A forum topic's messages carry its id; replies in groups without topics carry one too,
+    // which names no topic there, so only `is_topic_message` makes it the place to answer in.
+    message_thread_id: z.int().optional(),
+    is_topic_message: z.boolean().optional(),
   }),
 });
 
@@ -43,7 +47,15 @@ export function parseTelegramUpdate(body: unknown): Inbound {
       from: String(message.from.id),
       conversation: String(message.chat.id),
       dedupeKey: String(update.update_id),
-      replyTo: { chat_id: message.chat.id, message_id: message.message_id },
+      // In a forum topic every piece of the reply names the topic (only the first is a reply,
+      // and a message that is no reply without `message_thread_id` lands in General).
+      replyTo: {
+        chat_id: message.chat.id,
+        message_id: message.message_id,
+        ...(message.is_topic_message && message.message_thread_id !== undefined
+          ? { message_thread_id: message.message_thread_id }
+          : {}),
+      },
     },
     ack: () => okAnswer(),
   };

@@ -1,5 +1,13 @@
 import type { InboundMessage } from '@switchboard/protocol';
-import { jsonRequest, type LocalServer, sendJson, startLocalServer, telegramUpdate } from '@switchboard/testing';
+import {
+  jsonRequest,
+  type LocalServer,
+  sendJson,
+  startFakeTelegram,
+  startLocalServer,
+  telegramTopicMessage,
+  telegramUpdate,
+} from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHook, type Hook } from '../hooks.js';
 import { deliveryErrorFrom } from '../test-support/errors.js';
@@ -36,6 +44,9 @@ async function startTelegram(status: number, body: unknown, headers: Record<stri
   });
   return { telegram, adapter };
 }
+
+/** Rate limits wide enough that a test never waits on them. */
+const FAST = { count: 100, perMs: 1000 };
 
 const sent = {
   ok: true,
@@ -147,5 +158,23 @@ describe('TelegramAdapter', () => {
     const failure = await deliveryErrorFrom(adapter.deliver(MESSAGE, 'x', 0, META));
     expect(failure.retryable).toBe(true);
     expect(failure.message).not.toContain(BOT_TOKEN);
+  });
+
+  it('answers a message in a forum topic in that topic, every piece of a long reply', async () => {
+    const fake = await startFakeTelegram({ botToken: BOT_TOKEN, limits: { chat: FAST, group: FAST } });
+    telegram = fake.server;
+    adapter = createHook('tg', {
+      type: 'telegram' as const,
+      ...telegramChannel.config.parse({ botToken: BOT_TOKEN, secretToken: SECRET, apiUrl: fake.url, stream: false }),
+    });
+    const topic = telegramTopicMessage(77, { message_id: 4242 });
+    fake.userWrote(topic.chat.id, topic.message_id, 77);
+    const inbound = await adapter.receive(jsonRequest(telegramUpdate(topic), { 'x-telegram-bot-api-secret-token': SECRET }));
+    if (inbound.kind !== 'message') throw new Error('expected a message');
+    const pieces = adapter.split(`${'a'.repeat(4000)}\n\n${'b'.repeat(200)}`);
+    expect(pieces).toHaveLength(2);
+    for (const [index, piece] of pieces.entries()) await adapter.deliver(inbound.message, piece, index, META);
+    // What the chat shows: both pieces in topic 77, none in General.
+    expect(fake.chat(topic.chat.id).map((m) => m.message_thread_id)).toEqual([77, 77]);
   });
 });

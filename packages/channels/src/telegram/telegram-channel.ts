@@ -15,7 +15,12 @@ import { verifyTelegramSecret } from './verify-telegram-secret.js';
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
 /** What `parseTelegramUpdate` stored in `replyTo`; checked again because it comes back from the job store. */
-const telegramReplyToSchema = z.object({ chat_id: z.int(), message_id: z.int().optional() });
+const telegramReplyToSchema = z.object({
+  chat_id: z.int(),
+  message_id: z.int().optional(),
+  /** The forum topic the message was in (https://core.telegram.org/bots/api#sendmessage). */
+  message_thread_id: z.int().optional(),
+});
 
 /** A Telegram bot through its webhook: secret-token-checked updates in, `sendMessage` replies out. */
 export const telegram = defineChannel({
@@ -66,7 +71,8 @@ export const telegram = defineChannel({
     const label = `Hook '${hook}': Telegram sendMessage`;
     const target = telegramReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`${label}: the job holds no Telegram chat`, false);
-    const { chat_id, message_id } = target.data;
+    const { chat_id, message_id, message_thread_id } = target.data;
+    const where = message_thread_id === undefined ? { chat_id } : { chat_id, message_thread_id };
     const reply = await http.send({
       label,
       method: 'POST',
@@ -74,8 +80,8 @@ export const telegram = defineChannel({
       body:
         index === 0 && message_id !== undefined
           ? // Still answer if the user deleted their message meanwhile.
-            { chat_id, text, reply_parameters: { message_id, allow_sending_without_reply: true } }
-          : { chat_id, text },
+            { ...where, text, reply_parameters: { message_id, allow_sending_without_reply: true } }
+          : { ...where, text },
     });
     checkTelegramReply(label, reply, config.botToken);
   },

@@ -17,7 +17,7 @@ import {
 /** Telegram shows "typing…" for five seconds; it is renewed sooner. */
 export const TYPING_RENEW_MS = 4_000;
 
-const replyToSchema = z.object({ chat_id: z.int(), message_id: z.int() });
+const replyToSchema = z.object({ chat_id: z.int(), message_id: z.int(), message_thread_id: z.int().optional() });
 
 interface TelegramLiveConfig {
   botToken: string;
@@ -37,7 +37,9 @@ const draftsRefused = new Set<string>();
 export function telegramLive(context: LiveContext<TelegramLiveConfig>): LiveReply {
   const target = replyToSchema.safeParse(context.message.replyTo);
   if (!target.success) throw new DeliveryError(`Hook '${context.hook}': the job holds no Telegram chat and message`, false);
-  const { chat_id, message_id } = target.data;
+  const { chat_id, message_id, message_thread_id } = target.data;
+  // Where new messages, drafts and "typing…" go: the forum topic, when the message was in one.
+  const where = message_thread_id === undefined ? { chat_id } : { chat_id, message_thread_id };
   const client: TelegramClient = { hook: context.hook, ...context.config, http: context.http };
   const token = context.config.botToken;
   const earlier = context.earlier;
@@ -48,7 +50,7 @@ export function telegramLive(context: LiveContext<TelegramLiveConfig>): LiveRepl
   const platform: EditablePlatform = {
     async post(markdown, index) {
       const reply = index === 0 ? { reply_parameters: { message_id, allow_sending_without_reply: true } } : {};
-      return sentMessageId(await withPlainFallback('sendMessage', { chat_id, ...reply }, markdown), token);
+      return sentMessageId(await withPlainFallback('sendMessage', { ...where, ...reply }, markdown), token);
     },
     async edit(id, markdown) {
       const answer = await withPlainFallback('editMessageText', { chat_id, message_id: Number(id) }, markdown);
@@ -73,7 +75,7 @@ export function telegramLive(context: LiveContext<TelegramLiveConfig>): LiveRepl
 
   async function draft(text: string): Promise<void> {
     const pieces = context.split(text);
-    const answer = await withPlainFallback('sendMessageDraft', { chat_id, draft_id: draftId }, pieces.at(-1)!);
+    const answer = await withPlainFallback('sendMessageDraft', { ...where, draft_id: draftId }, pieces.at(-1)!);
     if (answer.ok) return;
     const status = answer.reply.status;
     // Rate limits and outages are the job's to retry (a 429's wait shared with every worker);
@@ -99,7 +101,7 @@ export function telegramLive(context: LiveContext<TelegramLiveConfig>): LiveRepl
     typing = undefined;
   };
   const sendTyping = () => {
-    callTelegram(client, 'sendChatAction', { chat_id, action: 'typing' }).catch(() => {});
+    callTelegram(client, 'sendChatAction', { ...where, action: 'typing' }).catch(() => {});
   };
 
   return {

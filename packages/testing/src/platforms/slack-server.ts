@@ -1,14 +1,29 @@
 import type { ServerResponse } from 'node:http';
+import type {
+  AssistantThreadsSetStatusResponse,
+  ChatAppendStreamResponse,
+  ChatDeleteResponse,
+  ChatPostMessageResponse,
+  ChatStartStreamResponse,
+  ChatStopStreamResponse,
+  ChatUpdateResponse,
+  WebAPICallResult,
+} from '@slack/web-api';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
+import { slackPostedMessage } from './slack.js';
 
 /**
- * A local Slack Web API (`<url>/api/<method>`) that enforces what the documentation says: the bot
- * token as a Bearer token, JSON or form-encoded bodies, `text` up to 40,000 characters and
- * streamed Markdown up to 12,000 per call, native streams (`chat.startStream` needs a recipient
- * in a channel, `appendStream`/`stopStream` only while streaming), `chat.update` only of a message
- * that is not streaming, and about one message a second per channel — answered with HTTP 429 and
- * `Retry-After` (whole seconds, as Slack sends it). Every message call counts towards the limit.
+ * A local Slack Web API (`<url>/api/<method>`) that enforces what the documentation says
+ * (https://docs.slack.dev/apis/web-api/): arguments as a form (`application/x-www-form-urlencoded`,
+ * the token as `token=` or a Bearer header), as JSON (`application/json`, the token only as a
+ * Bearer header) or in the query string; `text` up to 40,000 characters and streamed Markdown up
+ * to 12,000 per call; native streams (`chat.startStream` needs a recipient in a channel,
+ * `appendStream`/`stopStream` only while streaming); `chat.update` only of a message that is not
+ * streaming; and about one message a second per channel — answered with HTTP 429 and
+ * `Retry-After` (whole seconds, https://docs.slack.dev/apis/web-api/rate-limits). Every other
+ * refusal is HTTP 200 `{ok: false, error}`. Answers are typed with `@slack/web-api`'s response
+ * types and carry what Slack's examples carry (`chat.postMessage`: ok, channel, ts, message).
  */
 export interface FakeSlackOptions {
   botToken: string;
@@ -30,6 +45,8 @@ export interface SlackMessage {
 export interface SlackCall {
   method: string;
   args: Record<string, unknown>;
+  /** How the arguments came: a JSON body, a form body, or only the query string. */
+  encoding: 'json' | 'form' | 'query';
   /** The `error` of the answer, or 'ratelimited' for a 429; null when ok. */
   error: string | null;
 }
@@ -54,6 +71,17 @@ const COUNTED = new Set([
   'chat.stopStream',
 ]);
 
+/** Every answer is a `WebAPICallResult`; refusals are `{ok: false, error}` with HTTP 200. */
+type SlackAnswer =
+  | ChatPostMessageResponse
+  | ChatUpdateResponse
+  | ChatDeleteResponse
+  | ChatStartStreamResponse
+  | ChatAppendStreamResponse
+  | ChatStopStreamResponse
+  | AssistantThreadsSetStatusResponse
+  | (WebAPICallResult & { ok: false; error: string });
+
 export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSlack> {
   const limit = options.limit ?? { count: 1, perMs: 1000 };
   const rate = new FakeRateLimit();
@@ -61,17 +89,21 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   const calls: SlackCall[] = [];
   let seq = 0;
 
-  const reply = (res: ServerResponse, call: SlackCall, body: Record<string, unknown>) => {
-    call.error = typeof body.error === 'string' ? body.error : null;
+  const reply = (res: ServerResponse, call: SlackCall, body: SlackAnswer) => {
+    call.error = body.ok ? null : (body.error ?? 'unknown_error');
     sendJson(res, 200, body);
   };
+  const refuse = (res: ServerResponse, call: SlackCall, error: string) => reply(res, call, { ok: false, error });
 
   const server = await startLocalServer((req: RecordedRequest, res) => {
-    const method = req.url.replace(/^\/api\//, '');
-    const args = readArgs(req);
-    const call: SlackCall = { method, args, error: null };
+    const [path = '', query = ''] = req.url.split('?', 2);
+    const method = path.replace(/^\/api\//, '');
+    const { args, encoding, token } = readArgs(req, query);
+    const call: SlackCall = { method, args, encoding, error: null };
     calls.push(call);
-    if (req.headers.authorization !== `Bearer ${options.botToken}`) return reply(res, call, { ok: false, error: 'invalid_auth' });
+    // https://docs.slack.dev/authentication/tokens: no token is `not_authed`, a wrong one `invalid_auth`.
+    if (token === undefined) return refuse(res, call, 'not_authed');
+    if (token !== options.botToken) return refuse(res, call, 'invalid_auth');
     const channel = String(args.channel ?? args.channel_id ?? '');
     if (COUNTED.has(method)) {
       const waitMs = rate.check(channel, [limit]);
@@ -87,52 +119,68 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     }
     const markdown = markdownOf(args);
     const find = () => messages.find((m) => m.channel === channel && m.ts === args.ts);
+    const threadOf = (message: SlackMessage) => message.thread_ts;
     switch (method) {
       case 'chat.postMessage': {
+        if (!channel) return refuse(res, call, 'channel_not_found');
         const text = String(args.text ?? '');
-        if (text.length > 40_000) return reply(res, call, { ok: false, error: 'msg_too_long' });
-        if (!text) return reply(res, call, { ok: false, error: 'no_text' });
+        if (text.length > 40_000) return refuse(res, call, 'msg_too_long');
+        if (!text) return refuse(res, call, 'no_text');
         const message = post(channel, args.thread_ts, text, false);
-        return reply(res, call, { ok: true, channel, ts: message.ts, message: { type: 'message', text, ts: message.ts } });
+        return reply(res, call, slackPostedMessage(channel, text, message.ts, threadOf(message)));
       }
       case 'chat.update': {
         const message = find();
-        if (!message) return reply(res, call, { ok: false, error: 'message_not_found' });
-        if (message.streaming) return reply(res, call, { ok: false, error: 'cant_update_message' });
+        if (!message) return refuse(res, call, 'message_not_found');
+        if (message.streaming) return refuse(res, call, 'cant_update_message');
         const text = String(args.text ?? '');
-        if (text.length > 40_000) return reply(res, call, { ok: false, error: 'msg_too_long' });
+        if (text.length > 40_000) return refuse(res, call, 'msg_too_long');
         message.text = text;
-        return reply(res, call, { ok: true, channel, ts: message.ts, text });
+        // https://docs.slack.dev/reference/methods/chat.update: ok, channel, ts, text, message.
+        return reply(res, call, { ok: true, channel, ts: message.ts, text, message: { text, user: 'U0BOT', bot_id: 'B0123' } });
       }
       case 'chat.delete': {
         const message = find();
-        if (!message) return reply(res, call, { ok: false, error: 'message_not_found' });
+        if (!message) return refuse(res, call, 'message_not_found');
         messages.splice(messages.indexOf(message), 1);
         return reply(res, call, { ok: true, channel, ts: message.ts });
       }
       case 'chat.startStream': {
-        if (options.streaming === false) return reply(res, call, { ok: false, error: 'feature_not_enabled' });
+        if (options.streaming === false) return refuse(res, call, 'feature_not_enabled');
         if (channel.startsWith('C') && (!args.recipient_user_id || !args.recipient_team_id)) {
-          return reply(res, call, { ok: false, error: 'invalid_arguments' });
+          return refuse(res, call, 'invalid_arguments');
         }
-        if (markdown.length > 12_000) return reply(res, call, { ok: false, error: 'msg_too_long' });
+        if (markdown.length > 12_000) return refuse(res, call, 'msg_too_long');
         const message = post(channel, args.thread_ts, markdown, true);
+        // https://docs.slack.dev/reference/methods/chat.startStream: ok, channel, ts.
         return reply(res, call, { ok: true, channel, ts: message.ts });
       }
       case 'chat.appendStream':
       case 'chat.stopStream': {
         const message = find();
-        if (!message) return reply(res, call, { ok: false, error: 'message_not_found' });
-        if (!message.streaming) return reply(res, call, { ok: false, error: 'message_not_in_streaming_state' });
-        if (markdown.length > 12_000) return reply(res, call, { ok: false, error: 'msg_too_long' });
+        if (!message) return refuse(res, call, 'message_not_found');
+        if (!message.streaming) return refuse(res, call, 'message_not_in_streaming_state');
+        if (markdown.length > 12_000) return refuse(res, call, 'msg_too_long');
         message.text += markdown;
-        if (method === 'chat.stopStream') message.streaming = false;
-        return reply(res, call, { ok: true, channel, ts: message.ts });
+        if (method === 'chat.appendStream') return reply(res, call, { ok: true, channel, ts: message.ts });
+        message.streaming = false;
+        // https://docs.slack.dev/reference/methods/chat.stopStream: the stopped message comes back too.
+        return reply(res, call, {
+          ok: true,
+          channel,
+          ts: message.ts,
+          message: {
+            text: message.text,
+            bot_id: 'B0123',
+            ts: message.ts,
+            ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+          },
+        });
       }
       case 'assistant.threads.setStatus':
         return reply(res, call, { ok: true });
       default:
-        return reply(res, call, { ok: false, error: 'unknown_method' });
+        return refuse(res, call, 'unknown_method');
     }
   });
 
@@ -141,7 +189,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     const message: SlackMessage = {
       ts: `1736942500.${String(seq).padStart(6, '0')}`,
       channel,
-      ...(typeof threadTs === 'string' ? { thread_ts: threadTs } : {}),
+      ...(typeof threadTs === 'string' && threadTs !== '' ? { thread_ts: threadTs } : {}),
       text,
       streaming,
     };
@@ -161,18 +209,36 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   };
 }
 
-/** Slack takes JSON or a form; in a form, structured arguments (`chunks`) are JSON strings. */
-function readArgs(req: RecordedRequest): Record<string, unknown> {
-  if (req.json && typeof req.json === 'object') return req.json as Record<string, unknown>;
-  const args: Record<string, unknown> = Object.fromEntries(new URLSearchParams(req.body));
-  if (typeof args.chunks === 'string') {
+/**
+ * The arguments of a call and the token that came with it, read as the Web API reads them
+ * (https://docs.slack.dev/apis/web-api/#posting_json): query-string arguments, then a form body
+ * (`token=` allowed; structured arguments such as `chunks` are JSON strings) or a JSON body —
+ * only with `Content-Type: application/json`, and then the token must be the Bearer header.
+ */
+function readArgs(req: RecordedRequest, query: string) {
+  const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const args: Record<string, unknown> = Object.fromEntries(new URLSearchParams(query));
+  let encoding: SlackCall['encoding'] = 'query';
+  if (contentType.startsWith('application/json')) {
+    encoding = 'json';
+    if (req.json && typeof req.json === 'object') Object.assign(args, req.json);
+    delete args.token;
+  } else if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    encoding = 'form';
+    Object.assign(args, Object.fromEntries(new URLSearchParams(req.body)));
+  }
+  const token = bearer ?? (encoding === 'json' ? undefined : (args.token as string | undefined));
+  delete args.token;
+  for (const name of ['chunks', 'blocks']) {
+    if (typeof args[name] !== 'string') continue;
     try {
-      args.chunks = JSON.parse(args.chunks);
+      args[name] = JSON.parse(args[name]);
     } catch {
-      args.chunks = [];
+      args[name] = [];
     }
   }
-  return args;
+  return { args, encoding, token };
 }
 
 /** The Markdown a streaming call carries: `markdown_text`, or `chunks` of type markdown_text. */

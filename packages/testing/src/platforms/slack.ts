@@ -1,34 +1,79 @@
 import { createHmac } from 'node:crypto';
+import type { GenericMessageEvent } from '@slack/types';
+import type { AuthTestResponse, ChatPostMessageResponse } from '@slack/web-api';
 import { jsonRequest, SAMPLE_NOW, type SignedRequest } from './signed-request.js';
 
 /**
  * Slack as the Events API and the Web API document it: signed event callbacks in, and the
- * answers `chat.postMessage` and `auth.test` give. Signatures use real HMAC keys, never a stub of our verifier.
+ * answers `chat.postMessage` and `auth.test` give. Signatures use real HMAC keys, never a stub of
+ * our verifier. Bodies are typed with Slack's own packages (`@slack/types` for events,
+ * `@slack/web-api`'s response types), so a field Slack does not send fails to compile.
  */
 
-/** An `event_callback` envelope around a channel `message` event; override either level per test. */
+/**
+ * The Events API envelope, as bolt-js types it (`EnvelopedEvent`, src/types/events/index.ts in
+ * slackapi/bolt-js; @slack/types has the events but not the envelope) and as the "callback
+ * field" example of https://docs.slack.dev/apis/events-api/#callback-field shows it.
+ */
+export interface SlackEventCallback<Event> {
+  token: string;
+  team_id: string;
+  enterprise_id?: string;
+  context_team_id?: string;
+  context_enterprise_id?: string | null;
+  api_app_id: string;
+  event: Event;
+  type: 'event_callback';
+  event_id: string;
+  event_time: number;
+  event_context?: string;
+  is_ext_shared_channel?: boolean;
+  authorizations?: {
+    enterprise_id: string | null;
+    team_id: string | null;
+    user_id: string;
+    is_bot: boolean;
+    is_enterprise_install?: boolean;
+  }[];
+}
+
+/**
+ * An `event_callback` envelope around a channel `message` event; override either level per test
+ * (overrides are loose on purpose: tests send malformed events too). The values follow the
+ * documented examples: the envelope of https://docs.slack.dev/apis/events-api/#callback-field
+ * (`token: "XXYYZZ"`, `event_context`, one authorization) and the `message` event of
+ * https://docs.slack.dev/reference/events/message (channel, user, text, ts; `channel_type` and
+ * `event_ts` as https://docs.slack.dev/reference/events/message.channels shows them).
+ */
 export function slackMessageEvent(event: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
-  return {
+  const message = {
+    type: 'message',
+    subtype: undefined,
+    channel: 'C0123',
+    channel_type: 'channel',
+    user: 'U0456',
+    text: 'What is a monad?',
+    ts: '1736942400.000100',
+    event_ts: '1736942400.000100',
+    client_msg_id: '5b6a3c1e-1c3d-4f7e-9a0b-6c2d1e0f9a8b',
+    team: 'T0001',
+    blocks: [],
+  } satisfies GenericMessageEvent;
+  const callback = {
     token: 'XXYYZZ',
     team_id: 'T0001',
+    context_team_id: 'T0001',
+    context_enterprise_id: null,
     api_app_id: 'A0001',
     type: 'event_callback',
     event_id: 'Ev0PV52K21',
     event_time: 1_736_942_400,
-    authorizations: [{ team_id: 'T0001', user_id: 'U0BOT', is_bot: true }],
-    event: {
-      type: 'message',
-      channel: 'C0123',
-      channel_type: 'channel',
-      user: 'U0456',
-      text: 'What is a monad?',
-      ts: '1736942400.000100',
-      event_ts: '1736942400.000100',
-      blocks: [],
-      ...event,
-    },
-    ...envelope,
-  };
+    event_context: '4-eyJldCI6Im1lc3NhZ2UiLCJ0aWQiOiJUMDAwMSIsImFpZCI6IkEwMDAxIiwiY2lkIjoiQzAxMjMifQ',
+    is_ext_shared_channel: false,
+    authorizations: [{ enterprise_id: null, team_id: 'T0001', user_id: 'U0BOT', is_bot: true, is_enterprise_install: false }],
+    event: message,
+  } satisfies SlackEventCallback<GenericMessageEvent>;
+  return { ...callback, event: { ...message, ...event }, ...envelope };
 }
 
 /** `X-Slack-Signature`: `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{raw body}`. */
@@ -50,16 +95,44 @@ export function slackRequest(secret: string, body: unknown, options: { now?: num
   return request;
 }
 
-/** What `chat.postMessage` answers when the message was posted (HTTP 200). */
-export function slackPostedMessage(channel: string, text: string, ts = '1736942401.000200') {
-  return { ok: true, channel, ts, message: { type: 'message', text, bot_id: 'B0123', ts } };
+/**
+ * What `chat.postMessage` answers when the message was posted (HTTP 200): `ok, channel, ts` and
+ * the posted `message`, as the example of https://docs.slack.dev/reference/methods/chat.postMessage
+ * shows (a bot's message carries `bot_id`, `app_id`, `user`, `team` and `bot_profile`).
+ */
+export function slackPostedMessage(channel: string, text: string, ts = '1736942401.000200', threadTs?: string) {
+  return {
+    ok: true,
+    channel,
+    ts,
+    message: {
+      type: 'message',
+      text,
+      user: 'U0BOT',
+      bot_id: 'B0123',
+      app_id: 'A0001',
+      team: 'T0001',
+      bot_profile: {
+        id: 'B0123',
+        app_id: 'A0001',
+        name: 'Switchboard',
+        team_id: 'T0001',
+        deleted: false,
+        updated: 1_736_900_000,
+      },
+      ts,
+      ...(threadTs ? { thread_ts: threadTs, parent_user_id: 'U0456' } : {}),
+      blocks: [],
+    },
+  } satisfies ChatPostMessageResponse;
 }
 
 /**
  * What `auth.test` answers (HTTP 200 either way): the bot's identity for a valid token, or
- * `{ok: false, error}` (`invalid_auth`, `token_revoked`…) for one Slack refuses.
+ * `{ok: false, error}` (`invalid_auth`, `token_revoked`…) for one Slack refuses
+ * (https://docs.slack.dev/reference/methods/auth.test).
  */
-export function slackAuthTest(error?: string) {
+export function slackAuthTest(error?: string): AuthTestResponse {
   if (error) return { ok: false, error };
   return {
     ok: true,
@@ -70,5 +143,5 @@ export function slackAuthTest(error?: string) {
     user_id: 'U0BOT',
     bot_id: 'B0123',
     is_enterprise_install: false,
-  };
+  } satisfies AuthTestResponse;
 }

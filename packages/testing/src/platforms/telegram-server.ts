@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import type { ApiError, ApiSuccess, Message, UserFromGetMe } from '@grammyjs/types';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
+import { telegramGetMe, telegramSentMessage } from './telegram.js';
 import { EntityError, visibleTelegramHtml } from './telegram-html.js';
 
 /**
@@ -9,7 +11,13 @@ import { EntityError, visibleTelegramHtml } from './telegram-html.js';
  * edits of unknown messages and edits that change nothing refused, drafts only in private chats,
  * and the rate limits — one message a second in a chat, twenty a minute in a group (negative chat
  * ids) — answered with 429 and `parameters.retry_after`. sendMessage and editMessageText count
- * towards the limits; drafts, chat actions and deletes do not.
+ * towards the limits; drafts, chat actions and deletes do not. Parameters come as the Bot API
+ * takes them (https://core.telegram.org/bots/api#making-requests): a query string, a form
+ * (`application/x-www-form-urlencoded`, objects such as `reply_parameters` as JSON strings) or
+ * JSON; method names are case-insensitive. Answers are `@grammyjs/types`' `ApiResponse`: the
+ * whole `Message` on success, `{ok: false, error_code, description, parameters?}` otherwise.
+ * Forum topics: a message goes to the topic its `message_thread_id` names, or, as a reply, to
+ * the topic of the message it answers (`userWrote` tells the fake where a user's message is).
  */
 export interface FakeTelegramOptions {
   botToken: string;
@@ -28,11 +36,15 @@ export interface TelegramMessage {
   /** The text as sent (HTML when parse_mode was HTML). */
   sent: string;
   parse_mode?: string;
+  /** The forum topic it is in; absent in the General topic and in chats without topics. */
+  message_thread_id?: number;
 }
 
 export interface TelegramCall {
   method: string;
   body: Record<string, unknown>;
+  /** How the parameters came. */
+  encoding: 'json' | 'form' | 'query';
   /** When it arrived, epoch ms (sub-ms). */
   at: number;
   /** The HTTP status the fake answered. */
@@ -45,6 +57,8 @@ export interface FakeTelegram {
   calls: TelegramCall[];
   /** The messages a chat shows now, oldest first. */
   chat(chatId: number): TelegramMessage[];
+  /** A user's message the bot may reply to, and the forum topic it is in (if any). */
+  userWrote(chatId: number, messageId: number, threadId?: number): void;
   /** Calls answered 429. */
   readonly refused: number;
   close(): Promise<void>;
@@ -57,17 +71,31 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
   const rate = new FakeRateLimit();
   const chats = new Map<number, TelegramMessage[]>();
   const calls: TelegramCall[] = [];
+  /** Where users' messages are: `${chat}:${message}` → topic (0: none). */
+  const userMessages = new Map<string, number>();
   let nextId = 100;
 
-  const answer = (res: ServerResponse, call: TelegramCall, status: number, body: Record<string, unknown>) => {
+  const answer = (
+    res: ServerResponse,
+    call: TelegramCall,
+    status: number,
+    body: Omit<ApiSuccess<Message.TextMessage | UserFromGetMe | true>, 'ok'> | Omit<ApiError, 'ok' | 'error_code'>,
+  ) => {
     call.status = status;
     sendJson(res, status, status === 200 ? { ok: true, ...body } : { ok: false, error_code: status, ...body });
   };
 
   const server = await startLocalServer((req: RecordedRequest, res) => {
-    const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url);
-    const body = (req.json ?? {}) as Record<string, unknown>;
-    const call: TelegramCall = { method: match?.[2] ?? req.url, body, at: performance.timeOrigin + performance.now(), status: 0 };
+    const [path = '', query = ''] = req.url.split('?', 2);
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(path);
+    const { body, encoding } = readParameters(req, query);
+    const call: TelegramCall = {
+      method: canonicalMethod(match?.[2] ?? req.url),
+      body,
+      encoding,
+      at: performance.timeOrigin + performance.now(),
+      status: 0,
+    };
     calls.push(call);
     if (!match || match[1] !== options.botToken) return answer(res, call, 401, { description: 'Unauthorized' });
     const chatId = Number(body.chat_id);
@@ -104,11 +132,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
 
     switch (call.method) {
       case 'sendMessage': {
-        const message = { message_id: ++nextId, ...shown! };
+        const replyTo = objectParameter(body.reply_parameters) as { message_id?: unknown } | undefined;
+        const repliedTopic = replyTo ? topicOf(chatId, Number(replyTo.message_id)) : undefined;
+        const threadId = Number(body.message_thread_id) || repliedTopic || undefined;
+        const message = { message_id: ++nextId, ...shown!, ...(threadId ? { message_thread_id: threadId } : {}) };
         messages.push(message);
-        return answer(res, call, 200, {
-          result: { message_id: message.message_id, chat: { id: chatId }, date: 1, text: message.text },
-        });
+        return answer(res, call, 200, sentAnswer(chatId, message));
       }
       case 'editMessageText': {
         const message = messages.find((m) => m.message_id === Number(body.message_id));
@@ -120,9 +149,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
           });
         }
         Object.assign(message, shown);
-        return answer(res, call, 200, {
-          result: { message_id: message.message_id, chat: { id: chatId }, date: 1, text: message.text },
-        });
+        return answer(res, call, 200, { result: { ...sentAnswer(chatId, message).result, edit_date: 1_736_942_402 } });
       }
       case 'sendMessageDraft':
         if (options.drafts === false)
@@ -131,6 +158,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
         if (!Number.isInteger(body.draft_id) || body.draft_id === 0)
           return answer(res, call, 400, { description: 'Bad Request: invalid draft_id' });
         return answer(res, call, 200, { result: true });
+      case 'getMe':
+        return answer(res, call, 200, { result: telegramGetMe().result });
       case 'sendChatAction':
         return answer(res, call, 200, { result: true });
       case 'deleteMessage': {
@@ -143,14 +172,69 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
         return answer(res, call, 404, { description: 'Not Found' });
     }
   });
+  /** The topic of a message in the chat (a user's or the bot's), if it is in one. */
+  function topicOf(chatId: number, messageId: number): number | undefined {
+    const bot = chats.get(chatId)?.find((m) => m.message_id === messageId);
+    return (bot ? bot.message_thread_id : userMessages.get(`${chatId}:${messageId}`)) || undefined;
+  }
+
   return {
     url: server.url,
     server,
     calls,
     chat: (chatId) => [...(chats.get(chatId) ?? [])],
+    userWrote: (chatId, messageId, threadId) => void userMessages.set(`${chatId}:${messageId}`, threadId ?? 0),
     get refused() {
       return rate.refused;
     },
     close: () => server.close(),
   };
+}
+
+/** The answer to a sent or edited message: the whole `Message`, in its topic when it is in one. */
+function sentAnswer(chatId: number, message: TelegramMessage) {
+  const topic = message.message_thread_id
+    ? { message_thread_id: message.message_thread_id, is_topic_message: true as const }
+    : {};
+  return telegramSentMessage(chatId, message.text, message.message_id, topic);
+}
+
+/** "All methods in the Bot API are case-insensitive": the documented spelling of a known method. */
+const METHODS = ['sendMessage', 'editMessageText', 'sendMessageDraft', 'sendChatAction', 'deleteMessage', 'getMe'];
+function canonicalMethod(name: string): string {
+  return METHODS.find((method) => method.toLowerCase() === name.toLowerCase()) ?? name;
+}
+
+/**
+ * The parameters of a call, as https://core.telegram.org/bots/api#making-requests lists the ways
+ * to pass them: the query string, a form body, or a JSON body (multipart is not modelled). Form
+ * and query values are strings; objects arrive JSON-serialized and are read where they are used.
+ */
+function readParameters(req: RecordedRequest, query: string) {
+  const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
+  const body: Record<string, unknown> = Object.fromEntries(new URLSearchParams(query));
+  let encoding: TelegramCall['encoding'] = 'query';
+  if (contentType.startsWith('application/json') && req.json && typeof req.json === 'object') {
+    encoding = 'json';
+    Object.assign(body, req.json);
+  } else if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    encoding = 'form';
+    Object.assign(body, Object.fromEntries(new URLSearchParams(req.body)));
+  }
+  for (const name of ['draft_id', 'message_id', 'message_thread_id']) {
+    if (typeof body[name] === 'string' && /^-?\d+$/.test(body[name])) body[name] = Number(body[name]);
+  }
+  return { body, encoding };
+}
+
+/** An object parameter: itself in JSON, a JSON string in a form or query string. */
+function objectParameter(value: unknown): object | undefined {
+  if (typeof value === 'object' && value !== null) return value;
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
