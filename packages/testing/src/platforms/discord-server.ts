@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { type APIMessage, MessageType, type RESTError, RESTJSONErrorCodes, type RESTRateLimit } from 'discord-api-types/v10';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { discordMessage } from './discord.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
@@ -9,7 +10,11 @@ import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
  * `?wait=true` and edited or deleted by id, channel messages with the bot token; `content` up to
  * 2,000 characters; an interaction token valid for fifteen minutes (then 401, code 50027); and
  * each webhook's (or channel's) rate-limit bucket, 5 per 5 s, reported in `X-RateLimit-*` headers
- * and enforced with 429 + `retry_after`.
+ * and enforced with 429 + `retry_after` (https://discord.com/developers/docs/topics/rate-limits).
+ * Bodies are JSON (`Content-Type: application/json`; https://discord.com/developers/docs/reference#http-api):
+ * anything else reads as no content, and a message with no content is refused (50006), as
+ * Discord does. Answers are typed with discord-api-types: the whole `APIMessage`, `RESTError`
+ * (`{code, message, errors?}`) and `RESTRateLimit`.
  */
 export interface FakeDiscordOptions {
   applicationId: string;
@@ -49,7 +54,7 @@ const LIMIT = 2000;
 export async function startFakeDiscord(options: FakeDiscordOptions): Promise<FakeDiscord> {
   const limit = options.limit ?? { count: 5, perMs: 5000 };
   const rate = new FakeRateLimit();
-  const interactions = new Map<string, { expired: boolean; posts: DiscordPost[] }>();
+  const interactions = new Map<string, { expired: boolean; posts: DiscordPost[]; originalId: string }>();
   const channels = new Map<string, DiscordPost[]>();
   const calls: DiscordCall[] = [];
   let nextId = 1_329_481_300_000_000_000n;
@@ -58,7 +63,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     res: ServerResponse,
     call: DiscordCall,
     status: number,
-    body: unknown,
+    body: APIMessage | RESTError | RESTRateLimit | null,
     headers: Record<string, string> = {},
   ) => {
     call.status = status;
@@ -74,12 +79,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     const channel = /^\/channels\/([^/]+)\/messages(?:\/([^/]+))?$/.exec(path);
     let posts: DiscordPost[];
     let id: string | undefined;
+    let originalId: string | undefined;
     let bucket: string;
     if (webhook && webhook[1] === options.applicationId) {
       const interaction = interactions.get(decodeURIComponent(webhook[2]!));
-      if (!interaction || interaction.expired) return answer(res, call, 401, { message: 'Invalid Webhook Token', code: 50027 });
+      if (!interaction || interaction.expired) {
+        return answer(res, call, 401, { message: 'Invalid Webhook Token', code: RESTJSONErrorCodes.InvalidWebhookToken });
+      }
       posts = interaction.posts;
-      id = webhook[3];
+      // The original response is `@original` in paths, and has a message id of its own.
+      originalId = interaction.originalId;
+      id = webhook[3] === originalId ? '@original' : webhook[3];
       bucket = `webhook:${webhook[2]}`;
     } else if (channel) {
       if (!options.botToken || req.headers.authorization !== `Bot ${options.botToken}`) {
@@ -107,10 +117,22 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
           ...headers,
           'retry-after': String(Math.ceil(seconds)),
           'x-ratelimit-reset-after': String(seconds),
+          // "user": this bucket's limit, not the global or a shared one.
+          'x-ratelimit-scope': 'user',
         },
       );
     }
-    const content = String((req.json as { content?: unknown } | undefined)?.content ?? '');
+    const json = String(req.headers['content-type'] ?? '').startsWith('application/json') ? req.json : undefined;
+    const content = String((json as { content?: unknown } | undefined)?.content ?? '');
+    if (req.method !== 'DELETE' && content.trim() === '') {
+      return answer(
+        res,
+        call,
+        400,
+        { message: 'Cannot send an empty message', code: RESTJSONErrorCodes.CannotSendAnEmptyMessage },
+        headers,
+      );
+    }
     if (req.method !== 'DELETE' && content.length > LIMIT) {
       return answer(
         res,
@@ -118,22 +140,25 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         400,
         {
           message: 'Invalid Form Body',
-          code: 50035,
+          code: RESTJSONErrorCodes.InvalidFormBodyOrContentType,
           errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${LIMIT} or fewer in length.` }] } },
         },
         headers,
       );
     }
     const target = id === undefined ? undefined : posts.find((post) => post.id === id);
+    const channelId = channel?.[1] ?? '900000000000000002';
     if (req.method === 'POST' && id === undefined) {
       const post = { id: String(++nextId), content };
       posts.push(post);
-      return answer(res, call, 200, discordMessage(content, { id: post.id }), headers);
+      return answer(res, call, 200, discordMessage(content, sentBy(post.id, channelId, Boolean(channel))), headers);
     }
-    if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: 10008 }, headers);
+    if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: RESTJSONErrorCodes.UnknownMessage }, headers);
     if (req.method === 'PATCH') {
       target.content = content;
-      return answer(res, call, 200, discordMessage(content, { id: target.id }), headers);
+      const messageId = target.id === '@original' ? originalId! : target.id;
+      const edited = { ...sentBy(messageId, channelId, Boolean(channel)), edited_timestamp: new Date().toISOString() };
+      return answer(res, call, 200, discordMessage(content, edited), headers);
     }
     if (req.method === 'DELETE') {
       posts.splice(posts.indexOf(target), 1);
@@ -148,7 +173,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     calls,
     interaction(token, { expired = false } = {}) {
       // The deferred response exists from the start, showing "thinking…" (empty content).
-      interactions.set(token, { expired, posts: [{ id: '@original', content: '' }] });
+      interactions.set(token, { expired, posts: [{ id: '@original', content: '' }], originalId: String(++nextId) });
     },
     responses: (token) => [...(interactions.get(token)?.posts ?? [])],
     channel: (channelId) => [...(channels.get(channelId) ?? [])],
@@ -157,6 +182,15 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     },
     close: () => server.close(),
   };
+}
+
+/**
+ * Who a message is from: a channel message is the bot's own (a default message, no webhook); an
+ * interaction's response and follow-ups are the application's webhook messages.
+ */
+function sentBy(id: string, channelId: string, byBot: boolean): Partial<APIMessage> {
+  const message: Partial<APIMessage> = { id, channel_id: channelId };
+  return byBot ? { ...message, type: MessageType.Default, webhook_id: undefined } : message;
 }
 
 function bucketHeaders(
