@@ -1,4 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type {
+  Activity,
+  ChannelAccount,
+  ConversationAccount,
+  ErrorResponse,
+  Mention,
+  ResourceResponse,
+  TeamsChannelData,
+} from 'botframework-schema';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 
@@ -41,12 +50,52 @@ export interface FakeBotFramework extends BotFramework {
   close(): Promise<void>;
 }
 
-/** A Teams `message` activity to the bot, @mentioning it; override any field per test. */
+/**
+ * An activity as its JSON carries it: botframework-schema's `Activity` (the SDK's model), with
+ * dates as ISO strings and only what every activity has required — the SDK's model requires
+ * fields of its own (`localTimezone`, `callerId`, `label`…) that the Connector does not send.
+ */
+export type WireActivity = Partial<
+  Omit<
+    Activity,
+    'timestamp' | 'localTimestamp' | 'expiration' | 'from' | 'recipient' | 'conversation' | 'channelData' | 'entities'
+  >
+> &
+  Pick<Activity, 'type' | 'serviceUrl' | 'channelId'> & {
+    timestamp?: string;
+    localTimestamp?: string;
+    from: Partial<ChannelAccount> & { id: string };
+    recipient: Partial<ChannelAccount> & { id: string };
+    conversation: Partial<ConversationAccount> & { id: string };
+    entities?: (Mention | { type: string; [field: string]: unknown })[];
+    channelData?: TeamsChannelData;
+  };
+
+/** The Connector's error body: botframework-schema's `ErrorResponse` (its `innerHttpError` is the SDK's, for errors it relays). */
+type ConnectorError = { error: Pick<ErrorResponse['error'], 'code' | 'message'> };
+
+const TENANT = { id: '72f988bf-86f1-41af-91ab-2d7cd011db47' };
+const TEAM = {
+  id: '19:c9c4e5f7a1b24ff6a5c8b0d1e2f3a4b5@thread.tacv2',
+  name: 'Acme',
+  aadGroupId: '02ce3874-dd86-41ba-bddc-013f34019978',
+};
+
+/**
+ * A Teams `message` activity to the bot, @mentioning it in a channel; override any field per test
+ * (loose on purpose: tests send malformed activities too). Shaped like the channel message of
+ * https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/conversations/channel-and-group-conversations
+ * (`<at>` mention in `text` and `entities`) and the Teams `channelData` of
+ * https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/conversations/conversation-messages#teams-channel-data
+ * (teamsChannelId, teamsTeamId, channel, team, tenant), typed as `WireActivity`.
+ */
 export function teamsMessageActivity(serviceUrl: string, fields: Record<string, unknown> = {}) {
-  return {
+  const activity = {
     type: 'message',
     id: '1736942400000',
     timestamp: '2025-01-15T12:00:00.000Z',
+    localTimestamp: '2025-01-15T13:00:00.000+01:00',
+    localTimezone: 'Europe/Berlin',
     serviceUrl,
     channelId: 'msteams',
     from: {
@@ -56,30 +105,47 @@ export function teamsMessageActivity(serviceUrl: string, fields: Record<string, 
     },
     conversation: {
       id: '19:c9c4e5f7a1b24ff6a5c8b0d1e2f3a4b5@thread.tacv2;messageid=1736942400000',
+      isGroup: true,
       conversationType: 'channel',
-      tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+      tenantId: TENANT.id,
     },
     recipient: { id: TEAMS_BOT_ID, name: 'Switchboard' },
     text: '<at>Switchboard</at> What is a monad?',
     textFormat: 'plain',
-    entities: [{ type: 'mention', text: '<at>Switchboard</at>', mentioned: { id: TEAMS_BOT_ID, name: 'Switchboard' } }],
-    channelData: { tenant: { id: '72f988bf-86f1-41af-91ab-2d7cd011db47' } },
-    ...fields,
-  };
+    locale: 'en-US',
+    attachments: [],
+    entities: [
+      { type: 'mention', text: '<at>Switchboard</at>', mentioned: { id: TEAMS_BOT_ID, name: 'Switchboard' } },
+      { type: 'clientInfo', locale: 'en-US', country: 'US', platform: 'Web', timezone: 'Europe/Berlin' },
+    ],
+    channelData: {
+      teamsChannelId: TEAM.id,
+      teamsTeamId: TEAM.id,
+      channel: { id: TEAM.id },
+      team: TEAM,
+      tenant: TENANT,
+    },
+  } satisfies WireActivity & { channelData: TeamsChannelData & { teamsChannelId: string; teamsTeamId: string } };
+  return { ...activity, ...fields };
 }
 
-/** A `conversationUpdate`: the bot was added to a team. */
+/**
+ * A `conversationUpdate`: the bot was added to a team (Teams' `channelData.eventType`
+ * `teamMemberAdded`, https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/conversations/subscribe-to-conversation-events#team-members-added).
+ */
 export function teamsConversationUpdate(serviceUrl: string) {
   return {
     type: 'conversationUpdate',
     id: 'f:1736942400001',
+    timestamp: '2025-01-15T12:00:00.000Z',
     serviceUrl,
     channelId: 'msteams',
     from: { id: '29:1XJKJMvc5GBtc2JwZq0oj8tHZmzrQgFmB39ATiQWA85gQtHieVkKilBZ9XHoq9j7Zaqt7CZ-NJWi7me2kHTL3Bw' },
-    conversation: { id: '19:c9c4e5f7a1b24ff6a5c8b0d1e2f3a4b5@thread.tacv2', conversationType: 'channel' },
+    conversation: { id: TEAM.id, isGroup: true, conversationType: 'channel', tenantId: TENANT.id },
     recipient: { id: TEAMS_BOT_ID, name: 'Switchboard' },
-    membersAdded: [{ id: TEAMS_BOT_ID }],
-  };
+    membersAdded: [{ id: TEAMS_BOT_ID, name: 'Switchboard' }],
+    channelData: { eventType: 'teamMemberAdded', team: TEAM, tenant: TENANT },
+  } satisfies WireActivity;
 }
 
 export async function botFramework(options: {
@@ -133,15 +199,19 @@ export async function botFramework(options: {
       if (!token || !issued.has(token)) return sendJson(res, 401, { message: 'Authorization has been denied for this request.' });
       const body = (req.json ?? {}) as { type?: unknown; text?: unknown };
       if (body.type !== 'message' || typeof body.text !== 'string') {
-        return sendJson(res, 400, { error: { code: 'BadArgument', message: 'Activity is invalid' } });
+        return sendJson(res, 400, { error: { code: 'BadArgument', message: 'Activity is invalid' } } satisfies ConnectorError);
       }
       if (Buffer.byteLength(req.body) > 28_000) {
-        return sendJson(res, 413, { error: { code: 'MessageSizeTooBig', message: 'Message size too big' } });
+        return sendJson(res, 413, {
+          error: { code: 'MessageSizeTooBig', message: 'Message size too big' },
+        } satisfies ConnectorError);
       }
       replies.push({ conversationId: decodeURIComponent(reply[1]!), replyToId: decodeURIComponent(reply[2]!), text: body.text });
-      return sendJson(res, 201, { id: `1736942400${replies.length}` });
+      // https://learn.microsoft.com/en-us/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference#reply-to-activity:
+      // 200/201 with a ResourceResponse, the new activity's id.
+      return sendJson(res, 201, { id: `1736942400${replies.length}` } satisfies ResourceResponse);
     }
-    sendJson(res, 404, { error: { code: 'NotFound', message: 'Not found' } });
+    sendJson(res, 404, { error: { code: 'NotFound', message: 'Not found' } } satisfies ConnectorError);
   };
 
   return {
