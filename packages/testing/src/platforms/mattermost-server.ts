@@ -1,11 +1,15 @@
+import type { Post } from '@mattermost/types/posts';
+import type { UserProfile } from '@mattermost/types/users';
 import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 
 /**
  * A local Mattermost REST API (v4) that enforces what the documentation says: the bot's access
  * token as a Bearer header, `POST /api/v4/posts` with a `channel_id` and a `message` of at most
  * 16,383 characters, and a `root_id`, when given, naming a root post of the same channel (a reply
- * to a reply is refused, as the server does). `GET /api/v4/posts/{id}` and `GET /api/v4/users/me`
- * answer as the server does.
+ * to a reply is refused, as the server does). The body must be JSON
+ * (https://developers.mattermost.com/api-documentation/#/operations/CreatePost); anything else is
+ * refused as the server refuses a missing post. `GET /api/v4/posts/{id}` and `GET /api/v4/users/me`
+ * answer as the server does. Posts are answered whole, typed as `@mattermost/types`' `Post`.
  */
 export interface MattermostPost {
   id: string;
@@ -13,6 +17,7 @@ export interface MattermostPost {
   root_id: string;
   message: string;
   user_id: string;
+  create_at: number;
 }
 
 export interface MattermostApi {
@@ -34,6 +39,7 @@ export interface FakeMattermost extends MattermostApi {
 const LIMIT = 16_383;
 const BOT_USER_ID = 'bot0user0id0000000000000000';
 
+/** The server's `AppError` as JSON (server/public/model/utils.go: id, message, detailed_error, request_id, status_code). */
 const appError = (id: string, message: string, status: number) => ({
   id,
   message,
@@ -54,16 +60,38 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
       );
     }
     if (req.method === 'GET' && req.url === '/api/v4/users/me') {
-      return sendJson(res, 200, { id: BOT_USER_ID, username: 'switchboard', is_bot: true });
+      return sendJson(res, 200, {
+        id: BOT_USER_ID,
+        username: 'switchboard',
+        is_bot: true,
+        bot_description: 'Answers with a model',
+        create_at: 1_736_900_000_000,
+        update_at: 1_736_900_000_000,
+        delete_at: 0,
+        first_name: '',
+        last_name: '',
+        nickname: '',
+        position: '',
+        roles: 'system_user',
+        locale: 'en',
+        auth_service: '',
+      } satisfies Partial<UserProfile>);
     }
     const get = /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(req.url);
     if (req.method === 'GET' && get) {
       const post = posts.find((p) => p.id === get[1]);
       if (!post) return sendJson(res, 404, appError('app.post.get.app_error', 'Unable to get the post.', 404));
-      return sendJson(res, 200, post);
+      return sendJson(res, 200, wholePost(post));
     }
     if (req.method !== 'POST' || req.url !== '/api/v4/posts') {
       return sendJson(res, 404, appError('api.context.404.app_error', 'Sorry, we could not find the page.', 404));
+    }
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json') || req.json === undefined) {
+      return sendJson(
+        res,
+        400,
+        appError('api.context.invalid_body_param.app_error', 'Invalid or missing post in request body.', 400),
+      );
     }
     const body = (req.json ?? {}) as { channel_id?: unknown; message?: unknown; root_id?: unknown };
     if (typeof body.channel_id !== 'string' || typeof body.message !== 'string' || body.message.length > LIMIT) {
@@ -82,15 +110,35 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
       root_id: rootId,
       message: body.message,
       user_id: BOT_USER_ID,
+      create_at: Date.now(),
     };
     posts.push(post);
-    sendJson(res, 201, { ...post, create_at: Date.now() });
+    sendJson(res, 201, wholePost(post));
   };
   return {
     handler,
     posts,
     botPosts: () => posts.filter((p) => p.user_id === BOT_USER_ID),
-    userPosted: (post) => void posts.push({ root_id: '', message: '', user_id: 'someone', ...post }),
+    userPosted: (post) => void posts.push({ root_id: '', message: '', user_id: 'someone', create_at: Date.now(), ...post }),
+  };
+}
+
+/** A post as the server answers it (https://developers.mattermost.com/api-documentation/#/operations/CreatePost, 201). */
+function wholePost(post: MattermostPost): Post {
+  return {
+    ...post,
+    update_at: post.create_at,
+    edit_at: 0,
+    delete_at: 0,
+    is_pinned: false,
+    original_id: '',
+    type: '',
+    props: {},
+    hashtags: '',
+    pending_post_id: '',
+    reply_count: 0,
+    // The server leaves empty metadata out (omitempty in model.PostMetadata); the client's type lists it all.
+    metadata: {} as Post['metadata'],
   };
 }
 

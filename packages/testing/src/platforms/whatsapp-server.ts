@@ -1,5 +1,5 @@
 import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
-import { graphError } from './whatsapp.js';
+import { graphError, type WhatsAppSendResult } from './whatsapp.js';
 
 /**
  * A local Graph API for the WhatsApp Cloud API that enforces what the documentation says: the
@@ -59,7 +59,16 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
       return sendJson(res, 400, graphError(100, 'Unsupported request - method type or object does not exist'));
     }
     if (req.method === 'GET' && !path[2]) {
-      return sendJson(res, 200, { verified_name: 'Switchboard', display_phone_number: '15550783881', id: options.phoneNumberId });
+      // https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers#get-a-single-phone-number
+      return sendJson(res, 200, {
+        verified_name: 'Switchboard',
+        code_verification_status: 'VERIFIED',
+        display_phone_number: '15550783881',
+        quality_rating: 'GREEN',
+        platform_type: 'CLOUD_API',
+        throughput: { level: 'STANDARD' },
+        id: options.phoneNumberId,
+      });
     }
     if (req.method !== 'POST' || !path[2]) return sendJson(res, 400, graphError(100, 'Unsupported request'));
     const body = (req.json ?? {}) as {
@@ -97,7 +106,7 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: body.to }],
       messages: [{ id: `wamid.fake${nextId++}` }],
-    });
+    } satisfies WhatsAppSendResult);
   };
   return { handler, sent, customerWrote: (waId, at = Date.now()) => void lastWrote.set(waId, at) };
 }

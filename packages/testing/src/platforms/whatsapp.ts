@@ -9,27 +9,95 @@ import { jsonRequest, SAMPLE_NOW, type SignedRequest } from './signed-request.js
 
 export const WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
 
-/** A webhook holding one text message from `from`; override the message or the change's value per test. */
+/*
+ * Meta publishes no type package for the Cloud API, so its wire shapes are written out here from
+ * the documentation: the webhook payload examples
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples), the
+ * Messages reference (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages)
+ * and the Graph API's error object (https://developers.facebook.com/docs/graph-api/guides/error-handling).
+ */
+
+/** A received text message (payload examples, "Text messages"). */
+export interface WhatsAppTextMessage {
+  from: string;
+  id: string;
+  timestamp: string;
+  type: 'text';
+  text: { body: string };
+  context?: { from: string; id: string };
+}
+
+/** A status of a message the business sent (payload examples, "Message status updates"). */
+export interface WhatsAppStatus {
+  id: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  timestamp: string;
+  recipient_id: string;
+  conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
+  pricing?: { billable: boolean; pricing_model: string; category: string };
+  errors?: { code: number; title: string; message?: string; error_data?: { details: string } }[];
+}
+
+/** The value of a `messages` change. */
+export interface WhatsAppChangeValue {
+  messaging_product: 'whatsapp';
+  metadata: { display_phone_number: string; phone_number_id: string };
+  contacts?: { profile: { name: string }; wa_id: string }[];
+  messages?: WhatsAppTextMessage[];
+  statuses?: WhatsAppStatus[];
+}
+
+/** The webhook body: `whatsapp_business_account` entries of changes. */
+export interface WhatsAppWebhook {
+  object: 'whatsapp_business_account';
+  entry: { id: string; changes: { field: 'messages'; value: WhatsAppChangeValue }[] }[];
+}
+
+/** What `POST /{phone_number_id}/messages` answers (Messages reference, "Response"). */
+export interface WhatsAppSendResult {
+  messaging_product: 'whatsapp';
+  contacts: { input: string; wa_id: string }[];
+  messages: { id: string }[];
+}
+
+/** The Graph API's error object; WhatsApp's errors add `error_data.details`. */
+export interface GraphError {
+  error: {
+    message: string;
+    type: string;
+    code: number;
+    error_subcode?: number;
+    error_data?: { messaging_product: 'whatsapp'; details: string };
+    fbtrace_id: string;
+  };
+}
+
+/**
+ * A webhook holding one text message from `from`, as the "Text messages" payload example shows
+ * it; override the message or the change's value per test (loose on purpose: tests send
+ * malformed messages too).
+ */
 export function whatsappTextWebhook(message: Record<string, unknown> = {}, value: Record<string, unknown> = {}) {
   const from = typeof message.from === 'string' ? message.from : '16505551234';
+  const text = {
+    from,
+    id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+    timestamp: String(Math.floor(SAMPLE_NOW / 1000)),
+    type: 'text',
+    text: { body: 'Does it come in another color?' },
+  } satisfies WhatsAppTextMessage;
   return messagesChange({
     contacts: [{ profile: { name: 'Sheena Nelson' }, wa_id: from }],
-    messages: [
-      {
-        from,
-        id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
-        timestamp: String(Math.floor(SAMPLE_NOW / 1000)),
-        type: 'text',
-        text: { body: 'Does it come in another color?' },
-        ...message,
-      } as Record<string, unknown> & { from: string; id: string },
-    ],
+    messages: [{ ...text, ...message } as WhatsAppTextMessage],
     ...value,
   });
 }
 
-/** A status update (`sent`, `delivered`, `read`, `failed`) for a message the business sent. */
-export function whatsappStatusWebhook(status = 'delivered') {
+/**
+ * A status update (`sent`, `delivered`, `read`, `failed`) for a message the business sent, with
+ * the conversation and pricing the "Message status updates" payload examples carry.
+ */
+export function whatsappStatusWebhook(status: WhatsAppStatus['status'] = 'delivered') {
   return messagesChange({
     statuses: [
       {
@@ -37,13 +105,15 @@ export function whatsappStatusWebhook(status = 'delivered') {
         status,
         timestamp: String(Math.floor(SAMPLE_NOW / 1000)),
         recipient_id: '16505551234',
+        conversation: { id: 'c1f3d5e7a9b2c4d6e8f0a1b3c5d7e9f1', origin: { type: 'service' } },
+        pricing: { billable: false, pricing_model: 'PMP', category: 'service' },
       },
     ],
   });
 }
 
 /** The envelope around one `messages` change to the business number. */
-function messagesChange<Value extends Record<string, unknown>>(value: Value) {
+function messagesChange(value: Omit<WhatsAppChangeValue, 'messaging_product' | 'metadata'>): WhatsAppWebhook {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -77,7 +147,7 @@ export function whatsappRequest(appSecret: string, body: unknown, now = SAMPLE_N
 }
 
 /** The Graph API's error body (code 131047: the 24-hour customer-service window is closed). */
-export function graphError(code: number, message: string, details?: string) {
+export function graphError(code: number, message: string, details?: string): GraphError {
   return {
     error: {
       message: `(#${code}) ${message}`,
