@@ -83,4 +83,22 @@ describe('the fake Telegram Bot API', () => {
     expect(refused.status).toBe(401);
     expect(await refused.json()).toEqual({ ok: false, error_code: 401, description: 'Unauthorized' });
   });
+
+  it('answers an HTML message with the text it shows and the entities Telegram made of the tags', async () => {
+    telegram = await startFakeTelegram({ botToken: TOKEN });
+    const html =
+      '<b>Bold</b> and <a href="https://example.com/docs">the docs</a>\n<pre><code class="language-ts">let x = 1;</code></pre>';
+    const sent = await call('sendMessage', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat_id: 7, text: html, parse_mode: 'HTML' }),
+    });
+    expect((await answer(sent)).result).toMatchObject({
+      text: 'Bold and the docs\nlet x = 1;',
+      entities: [
+        { type: 'bold', offset: 0, length: 4 },
+        { type: 'text_link', offset: 9, length: 8, url: 'https://example.com/docs' },
+        { type: 'pre', offset: 18, length: 10, language: 'ts' },
+      ],
+    });
+  });
 });

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiError, ApiSuccess, Message, UserFromGetMe } from '@grammyjs/types';
+import type { ApiError, ApiSuccess, Message, MessageEntity, UserFromGetMe } from '@grammyjs/types';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
 import { telegramGetMe, telegramSentMessage } from './telegram.js';
-import { EntityError, visibleTelegramHtml } from './telegram-html.js';
+import { EntityError, parseTelegramHtml } from './telegram-html.js';
 
 /**
  * A local Telegram Bot API that enforces what the documentation says: the bot token in the path,
@@ -36,6 +36,8 @@ export interface TelegramMessage {
   /** The text as sent (HTML when parse_mode was HTML). */
   sent: string;
   parse_mode?: string;
+  /** The formatting Telegram made of the HTML (what the sent Message reports). */
+  entities?: MessageEntity[];
   /** The forum topic it is in; absent in the General topic and in chats without topics. */
   message_thread_id?: number;
 }
@@ -102,14 +104,15 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
     const messages = chats.get(chatId) ?? [];
     chats.set(chatId, messages);
 
-    let shown: { text: string; sent: string; parse_mode?: string } | undefined;
+    let shown: { text: string; sent: string; parse_mode?: string; entities?: MessageEntity[] } | undefined;
     if (['sendMessage', 'editMessageText', 'sendMessageDraft'].includes(call.method)) {
       const sent = String(body.text ?? '');
       const parseMode = typeof body.parse_mode === 'string' ? body.parse_mode : undefined;
       let text = sent;
+      let entities: MessageEntity[] = [];
       try {
         if (parseMode === 'HTML' && options.refuseHtml) throw new EntityError('Unsupported start tag at byte offset 0');
-        if (parseMode === 'HTML') text = visibleTelegramHtml(sent);
+        if (parseMode === 'HTML') ({ text, entities } = parseTelegramHtml(sent));
       } catch (err) {
         return answer(res, call, 400, { description: `Bad Request: can't parse entities: ${(err as Error).message}` });
       }
@@ -117,7 +120,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
         return answer(res, call, 400, { description: 'Bad Request: message text is empty' });
       }
       if (text.length > LIMIT) return answer(res, call, 400, { description: 'Bad Request: message is too long' });
-      shown = { text, sent, ...(parseMode ? { parse_mode: parseMode } : {}) };
+      shown = { text, sent, ...(parseMode ? { parse_mode: parseMode } : {}), ...(entities.length ? { entities } : {}) };
     }
     if (call.method === 'sendMessage' || call.method === 'editMessageText') {
       const waitMs = rate.check(String(chatId), chatId < 0 ? [limits.chat, limits.group] : [limits.chat]);
@@ -148,6 +151,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
               'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
           });
         }
+        delete message.entities;
+        delete message.parse_mode;
         Object.assign(message, shown);
         return answer(res, call, 200, { result: { ...sentAnswer(chatId, message).result, edit_date: 1_736_942_402 } });
       }
@@ -196,7 +201,8 @@ function sentAnswer(chatId: number, message: TelegramMessage) {
   const topic = message.message_thread_id
     ? { message_thread_id: message.message_thread_id, is_topic_message: true as const }
     : {};
-  return telegramSentMessage(chatId, message.text, message.message_id, topic);
+  const entities = message.entities?.length ? { entities: message.entities } : {};
+  return telegramSentMessage(chatId, message.text, message.message_id, { ...topic, ...entities });
 }
 
 /** "All methods in the Bot API are case-insensitive": the documented spelling of a known method. */
