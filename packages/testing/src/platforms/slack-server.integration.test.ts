@@ -39,12 +39,13 @@ describe('the fake Slack Web API', () => {
     expect([form.status, json.status]).toEqual([200, 200]);
     expect([(await answer(form)).ok, (await answer(json)).ok]).toEqual([true, true]);
     expect(slack.calls.map((c) => c.encoding)).toEqual(['form', 'json']);
+    expect(slack.calls.map((c) => c.missingCharset)).toEqual([false, false]);
   });
 
   it('refuses a token in a JSON body (not_authed) and a wrong one (invalid_auth), both with HTTP 200', async () => {
     slack = await startFakeSlack({ botToken: TOKEN });
     const inBody = await post('chat.postMessage', {
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({ token: TOKEN, channel: 'C0123', text: 'x' }),
     });
     const wrong = await post('auth.test', { headers: { authorization: 'Bearer xoxb-wrong' } });
@@ -53,14 +54,15 @@ describe('the fake Slack Web API', () => {
     expect(await wrong.json()).toEqual({ ok: false, error: 'invalid_auth' });
   });
 
-  it('answers chat.startStream with ok, channel and ts, and a second message in the second with 429 + Retry-After', async () => {
+  it('answers chat.startStream with ok, channel and ts (warning of a missing charset), and a second message in the second with 429 + Retry-After', async () => {
     slack = await startFakeSlack({ botToken: TOKEN });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
     const started = await post('chat.startStream', {
       headers,
       body: JSON.stringify({ channel: 'D0123', thread_ts: '1.2', markdown_text: '**hi**' }),
     });
-    expect(Object.keys(await answer(started)).sort()).toEqual(['channel', 'ok', 'ts']);
+    expect(Object.keys(await answer(started)).sort()).toEqual(['channel', 'ok', 'response_metadata', 'ts', 'warning']);
+    expect(slack.calls[0]?.missingCharset).toBe(true);
     const limited = await post('chat.postMessage', { headers, body: JSON.stringify({ channel: 'D0123', text: 'again' }) });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('1');

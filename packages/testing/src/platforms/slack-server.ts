@@ -47,6 +47,8 @@ export interface SlackCall {
   args: Record<string, unknown>;
   /** How the arguments came: a JSON body, a form body, or only the query string. */
   encoding: 'json' | 'form' | 'query';
+  /** A JSON body without `charset=utf-8` in its Content-Type. */
+  missingCharset: boolean;
   /** The `error` of the answer, or 'ratelimited' for a 429; null when ok. */
   error: string | null;
 }
@@ -91,7 +93,11 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
 
   const reply = (res: ServerResponse, call: SlackCall, body: SlackAnswer) => {
     call.error = body.ok ? null : (body.error ?? 'unknown_error');
-    sendJson(res, 200, body);
+    // JSON without a charset still works, with a warning (https://docs.slack.dev/apis/web-api/#posting_json).
+    const warned = call.missingCharset
+      ? { warning: 'missing_charset', response_metadata: { ...body.response_metadata, warnings: ['missing_charset'] } }
+      : {};
+    sendJson(res, 200, { ...body, ...warned });
   };
   const refuse = (res: ServerResponse, call: SlackCall, error: string) => reply(res, call, { ok: false, error });
 
@@ -99,7 +105,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     const [path = '', query = ''] = req.url.split('?', 2);
     const method = path.replace(/^\/api\//, '');
     const { args, encoding, token } = readArgs(req, query);
-    const call: SlackCall = { method, args, encoding, error: null };
+    const missingCharset = encoding === 'json' && !/charset=utf-8/i.test(String(req.headers['content-type']));
+    const call: SlackCall = { method, args, encoding, missingCharset, error: null };
     calls.push(call);
     // https://docs.slack.dev/authentication/tokens: no token is `not_authed`, a wrong one `invalid_auth`.
     if (token === undefined) return refuse(res, call, 'not_authed');
