@@ -18,17 +18,17 @@ export const WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
  */
 
 /** A received text message (payload examples, "Text messages"). */
-export interface WhatsAppTextMessage {
+export type WhatsAppTextMessage = {
   from: string;
   id: string;
   timestamp: string;
   type: 'text';
   text: { body: string };
   context?: { from: string; id: string };
-}
+};
 
 /** A status of a message the business sent (payload examples, "Message status updates"). */
-export interface WhatsAppStatus {
+export type WhatsAppStatus = {
   id: string;
   status: 'sent' | 'delivered' | 'read' | 'failed';
   timestamp: string;
@@ -36,32 +36,32 @@ export interface WhatsAppStatus {
   conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
   pricing?: { billable: boolean; pricing_model: string; category: string };
   errors?: { code: number; title: string; message?: string; error_data?: { details: string } }[];
-}
+};
 
 /** The value of a `messages` change. */
-export interface WhatsAppChangeValue {
+export type WhatsAppChangeValue = {
   messaging_product: 'whatsapp';
   metadata: { display_phone_number: string; phone_number_id: string };
   contacts?: { profile: { name: string }; wa_id: string }[];
   messages?: WhatsAppTextMessage[];
   statuses?: WhatsAppStatus[];
-}
+};
 
 /** The webhook body: `whatsapp_business_account` entries of changes. */
-export interface WhatsAppWebhook {
+export type WhatsAppWebhook = {
   object: 'whatsapp_business_account';
   entry: { id: string; changes: { field: 'messages'; value: WhatsAppChangeValue }[] }[];
-}
+};
 
 /** What `POST /{phone_number_id}/messages` answers (Messages reference, "Response"). */
-export interface WhatsAppSendResult {
+export type WhatsAppSendResult = {
   messaging_product: 'whatsapp';
   contacts: { input: string; wa_id: string }[];
   messages: { id: string }[];
-}
+};
 
 /** The Graph API's error object; WhatsApp's errors add `error_data.details`. */
-export interface GraphError {
+export type GraphError = {
   error: {
     message: string;
     type: string;
@@ -70,7 +70,7 @@ export interface GraphError {
     error_data?: { messaging_product: 'whatsapp'; details: string };
     fbtrace_id: string;
   };
-}
+};
 
 /**
  * A webhook holding one text message from `from`, as the "Text messages" payload example shows
@@ -113,17 +113,17 @@ export function whatsappStatusWebhook(status: WhatsAppStatus['status'] = 'delive
 }
 
 /** The envelope around one `messages` change to the business number. */
-function messagesChange(value: Omit<WhatsAppChangeValue, 'messaging_product' | 'metadata'>): WhatsAppWebhook {
+function messagesChange<Value extends Omit<WhatsAppChangeValue, 'messaging_product' | 'metadata'>>(value: Value) {
   return {
-    object: 'whatsapp_business_account',
+    object: 'whatsapp_business_account' as const,
     entry: [
       {
         id: '102290129340398',
         changes: [
           {
-            field: 'messages',
+            field: 'messages' as const,
             value: {
-              messaging_product: 'whatsapp',
+              messaging_product: 'whatsapp' as const,
               metadata: { display_phone_number: '15550783881', phone_number_id: WHATSAPP_PHONE_NUMBER_ID },
               ...value,
             },
@@ -131,7 +131,7 @@ function messagesChange(value: Omit<WhatsAppChangeValue, 'messaging_product' | '
         ],
       },
     ],
-  };
+  } satisfies WhatsAppWebhook;
 }
 
 /** `X-Hub-Signature-256`: `sha256=` + hex HMAC-SHA256 of the raw body under the app secret. */
