@@ -77,13 +77,13 @@ describe('a worker killed right after the platform accepted a piece', () => {
 
     harness.startWorker(); // takes the job once the dead worker's lock runs out
     await allDone(harness);
+    expect(mattermost.botPosts().map((p) => p.message)).toEqual(['reply to: say it once']);
     const creates = mattermost.server.requests.filter((r) => r.method === 'POST' && r.url === '/api/v4/posts');
     expect(creates).toHaveLength(2);
     expect(creates.map((r) => (r.json as { pending_post_id?: string }).pending_post_id)).toEqual([
       expect.any(String),
       (creates[0]!.json as { pending_post_id: string }).pending_post_id,
     ]);
-    expect(mattermost.botPosts().map((p) => p.message)).toEqual(['reply to: say it once']);
   });
 
   it('Discord (an expired interaction, replies as channel messages): the retry’s post returns the message by its nonce, and the channel shows one', async () => {
