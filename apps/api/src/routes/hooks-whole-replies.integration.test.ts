@@ -22,6 +22,7 @@ const SLACK_SECRET = 'slack-signing-secret-0123';
 const SLACK_TOKEN = 'xoxb-whole-bot-token-0123';
 const TG_LIMITS = { chat: { count: 1, perMs: 100 }, group: { count: 20, perMs: 1000 } };
 const SLACK_LIMIT = { count: 1, perMs: 100 };
+const MAPPED_TOKEN = 'mapped-hook-token-0123';
 const ANSWER = [
   '**Bold move**: read [the docs](https://example.com/docs?a=1&b=2) first.',
   '',
@@ -61,6 +62,13 @@ async function start(fake: { refuseHtml?: boolean } = {}) {
         apiUrl: slack.apiUrl,
         stream: false,
         sendLimits: { channel: SLACK_LIMIT },
+      },
+      // Any webhook whose reply goes out through the Telegram hook: a delivery that never streams.
+      alerts: {
+        type: 'mapped',
+        verify: { scheme: 'token', token: MAPPED_TOKEN },
+        template: 'Explain alert {{id}}',
+        deliver: { hook: 'tg', chat: -100_703 },
       },
     },
   });
@@ -116,6 +124,21 @@ describe('whole replies (stream: false)', () => {
       [400, 'HTML'],
       [200, undefined],
     ]);
+  });
+
+  it('reach a Telegram chat as HTML when a mapped hook delivers through a Telegram hook', async () => {
+    const { telegram, harness } = await start();
+    harness.script('Explain alert 7', { text: ANSWER });
+    const res = await harness.post('alerts', JSON.stringify({ id: 7 }), { authorization: `Bearer ${MAPPED_TOKEN}` });
+    expect(res.status).toBe(202);
+
+    const [message] = await eventually(() => {
+      const shown = telegram.chat(-100_703);
+      expect(shown).toHaveLength(1);
+      return shown;
+    }, 400);
+    expect(message!.parse_mode).toBe('HTML');
+    expect(message!.text).toBe('Bold move: read the docs first.\n\nconst ok = a < b && c > d;');
   });
 
   it('reach a Slack thread in mrkdwn', async () => {
