@@ -14,7 +14,13 @@ import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
  * Bodies are JSON (`Content-Type: application/json`; https://discord.com/developers/docs/reference#http-api):
  * anything else reads as no content, and a message with no content is refused (50006), as
  * Discord does. Answers are typed with discord-api-types: the whole `APIMessage`, `RESTError`
- * (`{code, message, errors?}`) and `RESTRateLimit`.
+ * (`{code, message, errors?}`) and `RESTRateLimit`. A channel message created with a `nonce` and
+ * `enforce_nonce: true` whose nonce the bot used in the last few minutes is answered with that
+ * message, and no new one is created (Create Message, https://discord.com/developers/docs/resources/message#create-message:
+ * "If true and nonce is present, it will be checked for uniqueness in the past few minutes. If
+ * another message was created by the same author with the same nonce, that message will be
+ * returned and no new message will be created"; the docs give no figure, the fake keeps five
+ * minutes). A nonce over 25 characters is refused.
  */
 export interface FakeDiscordOptions {
   applicationId: string;
@@ -50,6 +56,8 @@ export interface FakeDiscord {
 }
 
 const LIMIT = 2000;
+const NONCE_MS = 5 * 60_000;
+const NONCE_LENGTH = 25;
 
 export async function startFakeDiscord(options: FakeDiscordOptions): Promise<FakeDiscord> {
   const limit = options.limit ?? { count: 5, perMs: 5000 };
@@ -57,6 +65,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const interactions = new Map<string, { expired: boolean; posts: DiscordPost[]; originalId: string }>();
   const channels = new Map<string, DiscordPost[]>();
   const calls: DiscordCall[] = [];
+  /** Channel messages by the nonce they were created with (the bot is the only author here). */
+  const nonces = new Map<string, { post: DiscordPost; until: number }>();
   let nextId = 1_329_481_300_000_000_000n;
 
   const answer = (
@@ -148,10 +158,31 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     }
     const target = id === undefined ? undefined : posts.find((post) => post.id === id);
     const channelId = channel?.[1] ?? '900000000000000002';
+    const { nonce, enforce_nonce } = (json ?? {}) as { nonce?: unknown; enforce_nonce?: unknown };
+    if (channel && req.method === 'POST' && typeof nonce === 'string' && nonce.length > NONCE_LENGTH) {
+      const errors = {
+        nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${NONCE_LENGTH} or fewer in length.` }] },
+      };
+      return answer(
+        res,
+        call,
+        400,
+        { message: 'Invalid Form Body', code: RESTJSONErrorCodes.InvalidFormBodyOrContentType, errors },
+        headers,
+      );
+    }
+    const enforced = channel && enforce_nonce === true && typeof nonce === 'string' ? nonce : undefined;
+    const earlier = enforced === undefined ? undefined : nonces.get(enforced);
+    if (req.method === 'POST' && id === undefined && earlier && earlier.until > Date.now() && posts.includes(earlier.post)) {
+      const again = { ...sentBy(earlier.post.id, channelId, true), nonce: enforced };
+      return answer(res, call, 200, discordMessage(earlier.post.content, again), headers);
+    }
     if (req.method === 'POST' && id === undefined) {
       const post = { id: String(++nextId), content };
       posts.push(post);
-      return answer(res, call, 200, discordMessage(content, sentBy(post.id, channelId, Boolean(channel))), headers);
+      if (enforced !== undefined) nonces.set(enforced, { post, until: Date.now() + NONCE_MS });
+      const echo = channel && (typeof nonce === 'string' || typeof nonce === 'number') ? { nonce } : {};
+      return answer(res, call, 200, discordMessage(content, { ...sentBy(post.id, channelId, Boolean(channel)), ...echo }), headers);
     }
     if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: RESTJSONErrorCodes.UnknownMessage }, headers);
     if (req.method === 'PATCH') {

@@ -10,6 +10,10 @@ import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLo
  * (https://developers.mattermost.com/api-documentation/#/operations/CreatePost); anything else is
  * refused as the server refuses a missing post. `GET /api/v4/posts/{id}` and `GET /api/v4/users/me`
  * answer as the server does. Posts are answered whole, typed as `@mattermost/types`' `Post`.
+ * A create whose `pending_post_id` was seen in the last 30 s answers 201 with the post made then
+ * instead of a second one (`deduplicateCreatePost` in mattermost/mattermost
+ * server/channels/app/post.go: `pendingPostIDsCacheTTL = 30 * time.Second`, one cache for the
+ * whole server, keyed by the id alone).
  */
 export interface MattermostPost {
   id: string;
@@ -37,6 +41,7 @@ export interface FakeMattermost extends MattermostApi {
 }
 
 const LIMIT = 16_383;
+const PENDING_POST_TTL_MS = 30_000;
 const BOT_USER_ID = 'bot0user0id0000000000000000';
 
 /** The server's `AppError` as JSON (server/public/model/utils.go: id, message, detailed_error, request_id, status_code). */
@@ -50,6 +55,7 @@ const appError = (id: string, message: string, status: number) => ({
 
 export function mattermostApi(options: { botToken: string }): MattermostApi {
   const posts: MattermostPost[] = [];
+  const seenPending = new Map<string, { postId: string; until: number }>();
   let nextId = 1;
   const handler: Handler = (req: RecordedRequest, res) => {
     if (req.headers.authorization !== `Bearer ${options.botToken}`) {
@@ -93,7 +99,11 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
         appError('api.context.invalid_body_param.app_error', 'Invalid or missing post in request body.', 400),
       );
     }
-    const body = (req.json ?? {}) as { channel_id?: unknown; message?: unknown; root_id?: unknown };
+    const body = (req.json ?? {}) as { channel_id?: unknown; message?: unknown; root_id?: unknown; pending_post_id?: unknown };
+    const pending = typeof body.pending_post_id === 'string' ? body.pending_post_id : '';
+    const seen = pending ? seenPending.get(pending) : undefined;
+    const earlier = seen && seen.until > Date.now() ? posts.find((p) => p.id === seen.postId) : undefined;
+    if (earlier) return sendJson(res, 201, wholePost(earlier, pending));
     if (typeof body.channel_id !== 'string' || typeof body.message !== 'string' || body.message.length > LIMIT) {
       return sendJson(res, 400, appError('model.post.is_valid.msg.app_error', 'Invalid message.', 400));
     }
@@ -113,7 +123,8 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
       create_at: Date.now(),
     };
     posts.push(post);
-    sendJson(res, 201, wholePost(post));
+    if (pending) seenPending.set(pending, { postId: post.id, until: Date.now() + PENDING_POST_TTL_MS });
+    sendJson(res, 201, wholePost(post, pending));
   };
   return {
     handler,
@@ -124,7 +135,7 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
 }
 
 /** A post as the server answers it (https://developers.mattermost.com/api-documentation/#/operations/CreatePost, 201). */
-function wholePost(post: MattermostPost): Post {
+function wholePost(post: MattermostPost, pendingPostId = ''): Post {
   return {
     ...post,
     update_at: post.create_at,
@@ -135,7 +146,7 @@ function wholePost(post: MattermostPost): Post {
     type: '',
     props: {},
     hashtags: '',
-    pending_post_id: '',
+    pending_post_id: pendingPostId,
     reply_count: 0,
     // The server leaves empty metadata out (omitempty in model.PostMetadata); the client's type lists it all.
     metadata: {} as Post['metadata'],
