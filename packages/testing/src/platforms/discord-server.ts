@@ -182,7 +182,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       posts.push(post);
       if (enforced !== undefined) nonces.set(enforced, { post, until: Date.now() + NONCE_MS });
       const echo = channel && (typeof nonce === 'string' || typeof nonce === 'number') ? { nonce } : {};
-      return answer(res, call, 200, discordMessage(content, { ...sentBy(post.id, channelId, Boolean(channel)), ...echo }), headers);
+      return answer(
+        res,
+        call,
+        200,
+        discordMessage(content, { ...sentBy(post.id, channelId, Boolean(channel)), ...echo }),
+        headers,
+      );
     }
     if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: RESTJSONErrorCodes.UnknownMessage }, headers);
     if (req.method === 'PATCH') {
