@@ -48,6 +48,13 @@ describe('parseSlackEvent', () => {
     });
   });
 
+  it("names the sender's own team for a native stream, not the workspace the event came through (Slack Connect)", () => {
+    const message = parseSlackEvent(slackMessageEvent({ user: 'U0EXT', team: 'T0EXT' }));
+    expect(message.kind === 'message' && message.message.replyTo).toMatchObject({ team: 'T0EXT' });
+    const mention = parseSlackEvent(slackMessageEvent({ type: 'app_mention', user: 'U0EXT', team: 'T0001', user_team: 'T0EXT' }));
+    expect(mention.kind === 'message' && mention.message.replyTo).toMatchObject({ team: 'T0EXT' });
+  });
+
   it('queues an app_mention like a message', () => {
     const inbound = parseSlackEvent(slackMessageEvent({ type: 'app_mention', text: '<@U0BOT> hello' }));
     expect(inbound.kind === 'message' && inbound.message.text).toBe('<@U0BOT> hello');

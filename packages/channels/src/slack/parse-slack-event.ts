@@ -26,6 +26,9 @@ const userMessageSchema = z.looseObject({
   channel: z.string().min(1),
   ts: z.string().min(1),
   thread_ts: z.string().min(1).optional(),
+  /** The sender's own team: another organisation's in a Slack Connect channel (app_mention says `user_team`). */
+  user_team: z.string().min(1).optional(),
+  team: z.string().min(1).optional(),
 });
 
 const userMessageCallbackSchema = z.looseObject({ event: userMessageSchema });
@@ -61,6 +64,7 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
   if (options.botUserId && event.user === options.botUserId) return { kind: 'answer', answer: okAnswer() };
   if (event.text.trim() === '') return { kind: 'answer', answer: okAnswer() };
 
+  const team = event.user_team ?? event.team ?? callback.team_id;
   // A top-level message starts a thread: the reply goes under it, and that thread is the conversation.
   const thread = event.thread_ts ?? event.ts;
   return {
@@ -73,8 +77,10 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
       // One Slack message, one answer: a retry repeats the event, and a mention arrives both as
       // `message` and as `app_mention` (different event_ids, same channel and ts).
       dedupeKey: `${event.channel}:${event.ts}`,
-      // The team is who a native stream is for (chat.startStream's recipient_team_id).
-      replyTo: { channel: event.channel, thread_ts: thread, ...(callback.team_id ? { team: callback.team_id } : {}) },
+      // A native stream is for the sender: chat.startStream's recipient_team_id is "the team the
+      // user receiving the streaming text belongs to" (docs.slack.dev/reference/methods/chat.startStream),
+      // which in a Slack Connect channel is not the workspace the event came through.
+      replyTo: { channel: event.channel, thread_ts: thread, ...(team ? { team } : {}) },
     },
     ack: () => okAnswer(),
   };
