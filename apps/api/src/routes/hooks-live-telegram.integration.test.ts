@@ -5,6 +5,7 @@ import {
   type FakeTelegram,
   startFakeTelegram,
   TELEGRAM_SECRET_HEADER,
+  telegramTopicMessage,
   telegramUpdate,
   visibleTelegramHtml,
 } from '@switchboard/testing';
@@ -142,6 +143,31 @@ describe('Telegram live replies', () => {
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(4096);
     // Each message ends where a paragraph ends.
     for (const text of texts.slice(0, -1)) expect(text).toMatch(/lorem ipsum dolor$/);
+  });
+
+  it('in a forum topic shows typing and writes every message of a long reply in that topic', async () => {
+    const paragraphs = Array.from({ length: 7 }, (_, i) => `Part ${i + 1}. ${'lorem ipsum dolor '.repeat(50).trim()}`);
+    const long = paragraphs.join('\n\n');
+    const { telegram, harness } = await start();
+    harness.script('topic question', { text: long, firstTokenMs: 200, chunkDelayMs: 5, chunkChars: 400 });
+    harness.startWorker();
+    const chat = { id: GROUP - 5, title: 'Forum', type: 'supergroup', is_forum: true };
+    telegram.userWrote(chat.id, 9001, 77);
+    const update = telegramUpdate(telegramTopicMessage(77, { message_id: 9001, chat, text: 'topic question' }), {
+      update_id: 800_001,
+    });
+    expect((await harness.post('tg', JSON.stringify(update), { [TELEGRAM_SECRET_HEADER]: SECRET })).status).toBe(200);
+
+    const shown = await eventually(() => {
+      const messages = telegram.chat(chat.id);
+      expect(messages.map((m) => m.text).join('\n\n')).toBe(long);
+      return messages;
+    }, 400);
+    expect(shown.length).toBeGreaterThan(1);
+    // What the forum shows: every piece in topic 77, none in General; "typing…" there too.
+    expect(shown.map((m) => m.message_thread_id)).toEqual(shown.map(() => 77));
+    const typing = telegram.calls.find((c) => c.method === 'sendChatAction' && Number(c.body.chat_id) === chat.id);
+    expect(typing?.body.message_thread_id).toBe(77);
   });
 
   it('never draws a 429 when 30 replies to one group are answered by several workers', async () => {
