@@ -43,8 +43,18 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     connection: deps.redis,
     prefix: deps.hub.keys.bullPrefix,
     concurrency,
+    // Recovery from a dead worker: its locks run out within lockMs of its death (renewed every
+    // quarter to half of it), and a stall check (one script, run by one worker per interval, the
+    // others find its marker and return) moves the jobs whose lock is gone back to the queue. A
+    // job is taken when it was marked at one check and still has no lock at the next, so checking
+    // every lockMs / 2 bounds kill → taken again at 1.5 × lockMs (7.5 s by default); BullMQ's
+    // defaults (30 s and 30 s) made that 60 s.
     lockDuration: lockMs,
-    stalledInterval: lockMs,
+    stalledInterval: Math.max(Math.round(lockMs / 2), 250),
+    // A stall is not a failure: the job runs again (its reply is recorded once, its delivered
+    // pieces are skipped). A short lock makes a false stall (an event loop blocked for longer than
+    // the lock, a Redis outage longer than it) more likely, so one or two never fail a job; only
+    // the third of the same job does, which then is itself what kills or blocks the workers.
     maxStalledCount: 2,
     settings: { backoffStrategy: retryBackoff(backoffMs) },
   });
