@@ -1,12 +1,14 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, type FakeTelegram, startFakeTelegram, TELEGRAM_SECRET_HEADER, telegramUpdate } from '@switchboard/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { heldStream, type LiveHarness, startLiveHarness } from './test-support/start-live-harness.js';
 
 /**
  * A worker that dies holding messages costs seconds: another worker takes every one of them and
  * delivers each once (issue 19: within 10 s of the kill). And the other side of a short lock: a
- * job whose model is slower than several lock periods keeps its lock and is answered once.
+ * job whose model is slower than several lock periods keeps its lock and is answered once, and a
+ * run that finds its lock gone stops instead of posting beside the run that took the job over.
  * Workers are real processes (`apps/worker/dist/main.js`) or in-process workers on one Redis
  * prefix; the platform is the fake Telegram Bot API (packages/testing).
  */
@@ -130,4 +132,31 @@ describe('a model slower than several lock periods', () => {
     expect(sent(telegram, GROUP - 3)).toHaveLength(1);
     expect(sent(telegram, GROUP - 4)).toHaveLength(1);
   }, 30_000);
+});
+
+describe('a run whose job lock is gone', () => {
+  it('stops, and the run that took the job over posts the only reply', async () => {
+    const { telegram, harness } = await start({ lockMs: 1_000 });
+    const { hold, release } = heldStream();
+    onTestFinished(release); // else a failed test's worker would wait out its shutdown grace
+    harness.script('lose the lock', { holdAfter: 0, hold, chunkChars: 100 });
+    const first = harness.startWorker();
+    expect((await send('tg', 'lose the lock', GROUP - 5)).status).toBe(200);
+    await eventually(() => expect(harness.modelCalls('lose the lock')).toBe(1));
+    const [job] = await harness.hub.queue.getJobs(['active']);
+    // What Redis gone, or the worker's event loop blocked, for longer than the lock leaves behind.
+    await harness.hub.redis.del(`${harness.hub.queue.toKey(job!.id!)}:lock`);
+    harness.startWorker();
+    await eventually(() => expect(first.logs.join('\n')).toContain('job lock lost'), 100, 20);
+    // A stall check found the job without its lock and it ran again; only then does the model answer.
+    await eventually(() => expect(harness.modelCalls('lose the lock')).toBe(2), 200, 20);
+    release();
+    await eventually(() => expect(telegram.chat(GROUP - 5).map((m) => m.text)).toEqual(['reply to: lose the lock']), 200, 20);
+    await eventually(async () =>
+      expect(await harness.hub.queue.getJobCounts('active', 'completed')).toEqual({ active: 0, completed: 1 }),
+    );
+    await sleep(500); // a post of the first run would come now
+    expect(sent(telegram, GROUP - 5)).toHaveLength(1);
+    expect(telegram.chat(GROUP - 5)).toHaveLength(1);
+  });
 });

@@ -232,7 +232,7 @@ export const workerSchema = z.strictObject({
   backoffMs: z.int().min(1).default(500),
   /**
    * How long a job stays locked to a worker without its renewal (BullMQ renews it every quarter
-   * to half of this while the job runs, however long the model takes). Workers check for jobs
+   * of this while the job runs, however long the model takes). Workers check for jobs
    * whose lock ran out every half of this, so the messages of a worker that died are taken by
    * another within 1.5× this. A Redis outage longer than this makes the messages in flight run
    * again. @defaultValue 5000
