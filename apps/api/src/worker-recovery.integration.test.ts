@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, type FakeTelegram, startFakeTelegram, TELEGRAM_SECRET_HEADER, telegramUpdate } from '@switchboard/testing';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { heldStream, type LiveHarness, startLiveHarness } from './test-support/start-live-harness.js';
 
 /**
@@ -21,8 +21,11 @@ const RECOVERY_BOUND_MS = 10_000;
 
 let telegram: FakeTelegram | undefined;
 let harness: LiveHarness | undefined;
+const holds: (() => void)[] = [];
 
 afterEach(async () => {
+  // Let go of held answers first, or a failed test's in-process worker waits out its shutdown grace.
+  for (const release of holds.splice(0)) release();
   await harness?.close();
   await telegram?.close();
   harness = telegram = undefined;
@@ -45,6 +48,13 @@ function send(hook: string, text: string, chatId: number) {
   return harness!.post(hook, JSON.stringify(body), { [TELEGRAM_SECRET_HEADER]: SECRET });
 }
 
+/** A model answer held until the test lets go (always let go after the test). */
+function heldAnswer() {
+  const stream = heldStream();
+  holds.push(stream.release);
+  return stream;
+}
+
 const now = () => performance.timeOrigin + performance.now();
 const sent = (fake: FakeTelegram, chatId: number) =>
   fake.calls.filter((c) => c.method === 'sendMessage' && Number(c.body.chat_id) === chatId && c.status === 200);
@@ -53,7 +63,7 @@ describe('a worker SIGKILLed while it holds messages', () => {
   it('has every one of them delivered once by the other worker, within 10 s of the kill', async () => {
     // The default lock (lockMs left unset); parked messages would wait a minute if their wake-up were lost.
     const { telegram, harness } = await start({ lockMs: undefined, orderRecheckMs: 60_000 });
-    const { hold, release } = heldStream();
+    const { hold, release } = heldAnswer();
     const line = ['first in line', 'second in line', 'third in line'];
     const messages = [
       ...line.map((text) => ({ chat: GROUP, text })),
@@ -137,8 +147,7 @@ describe('a model slower than several lock periods', () => {
 describe('a run whose job lock is gone', () => {
   it('stops, and the run that took the job over posts the only reply', async () => {
     const { telegram, harness } = await start({ lockMs: 1_000 });
-    const { hold, release } = heldStream();
-    onTestFinished(release); // else a failed test's worker would wait out its shutdown grace
+    const { hold, release } = heldAnswer();
     harness.script('lose the lock', { holdAfter: 0, hold, chunkChars: 100 });
     const first = harness.startWorker();
     expect((await send('tg', 'lose the lock', GROUP - 5)).status).toBe(200);

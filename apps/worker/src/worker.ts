@@ -50,10 +50,12 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     // them every lockMs / 4), and a stall check (one script, run by one worker per interval, the
     // others find its marker and return) moves the jobs whose lock is gone back to the queue. A
     // job is taken when it was marked at one check and still has no lock at a later one, so
-    // checking every lockMs / 2 bounds kill → taken again at 1.5 × lockMs (7.5 s by default);
-    // lockMs and checks of 30 s made that up to 60 s. Whole ms: the check's marker is a PX.
+    // checking every lockMs / 4 bounds kill → taken again at 1.25 × lockMs (6.25 s by default,
+    // room for the answer within the 10 s we promise); lockMs and checks of 30 s made that 60 s.
+    // A healthy job is never taken: a check moves only a job whose lock is gone. Whole ms: the
+    // check's marker is a PX.
     lockDuration: lockMs,
-    stalledInterval: Math.round(lockMs / 2),
+    stalledInterval: Math.round(lockMs / 4),
     // A stall is not a failure: the job runs again (its reply is recorded once, its delivered
     // pieces are skipped). A short lock makes a false stall (an event loop blocked for longer than
     // the lock, a Redis outage longer than it) more likely, so one or two never fail a job; only

@@ -233,8 +233,8 @@ export const workerSchema = z.strictObject({
   /**
    * How long a job stays locked to a worker without its renewal (BullMQ renews it every quarter
    * of this while the job runs, however long the model takes). Workers check for jobs
-   * whose lock ran out every half of this, so the messages of a worker that died are taken by
-   * another within 1.5× this. A Redis outage longer than this makes the messages in flight run
+   * whose lock ran out every quarter of this, so the messages of a worker that died are taken by
+   * another within 1.25× this. A Redis outage longer than this makes the messages in flight run
    * again. @defaultValue 5000
    */
   lockMs: z.int().min(500).default(5_000),
