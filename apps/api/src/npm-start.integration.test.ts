@@ -10,7 +10,9 @@ import {
   openSse,
   type PrivateRedis,
   startOpenAIUpstream,
+  startPrivateCluster,
   startPrivateRedis,
+  startPrivateSentinel,
   testPrefix,
   writeSse,
 } from '@switchboard/testing';
@@ -187,4 +189,36 @@ describe('npm start', () => {
       squatter.close();
     }
   });
+  // README "Redis Cluster and Sentinel": the two multi-host REDIS_URL forms. The check before the
+  // start read them with `new URL()` and died with a TypeError before anything started.
+  for (const [form, start] of [
+    ['redis-cluster://host:port,…', async () => startPrivateCluster(3)],
+    ['redis-sentinel://host:port/<master>', async () => startPrivateSentinel()],
+  ] as const) {
+    it(`starts on a ${form} REDIS_URL and reaches Redis through it`, async () => {
+      const target = await start();
+      try {
+        // The first host listed does not answer: any one of them is enough, as for the apps.
+        const url = target.url.replace('://', `://127.0.0.1:${await freePort()},`);
+        const { proc, port, api, worker } = await startSwitchboard({ REDIS_URL: url });
+        // Ready once the first connection is made (through the sentinel, it takes a lookup first).
+        const ready = await eventually(
+          async () => {
+            const res = await fetch(`http://127.0.0.1:${port}/ready`);
+            expect(res.status).toBe(200);
+            return res.json();
+          },
+          100,
+          100,
+        );
+        expect(ready).toEqual({ status: 'ready' });
+        expect(proc.output.join('\n')).not.toContain('TypeError');
+        proc.child.kill('SIGTERM');
+        expect(await proc.exitsWithin(BOUND_MS)).toBe(0);
+        expect([alive(api), alive(worker)]).toEqual([false, false]);
+      } finally {
+        await target.stop();
+      }
+    }, 90_000);
+  }
 });

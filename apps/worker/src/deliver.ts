@@ -9,10 +9,13 @@ export class DeliveryPaused extends Error {
 }
 
 /**
- * Sends the pieces of the reply the platform does not have yet, recording each one as it lands
- * (the last one's count is recorded by the release that follows), so a retry resumes at the
- * first piece not delivered. A shutdown stops it between pieces, never inside one. A message that
- * names another hook to deliver through (a mapped hook's target) goes out through that hook.
+ * Sends the pieces of the reply the platform does not have yet, recording each one (one Redis
+ * write) as soon as the platform accepted it and before the next is posted, so a retry resumes at
+ * the first piece not delivered. What is left is the time between the platform accepting a piece
+ * and that write: a crash there sends the piece again, with the same idempotency key (derived from
+ * the job and the piece), which the platforms that dedupe use to return the piece they have. A
+ * shutdown stops it between pieces, never inside one. A message that names another hook to
+ * deliver through (a mapped hook's target) goes out through that hook.
  *
  * @returns How many pieces the reply has.
  */
@@ -33,7 +36,7 @@ export async function deliverRest(
       const attributes = { 'switchboard.platform': route.hook.config.type, 'switchboard.piece': index };
       await deps.tracing.span('deliver reply', { kind: 'client', attributes }, send);
     } else await send();
-    if (index + 1 < parts.length) await deps.hub.exchange.delivered(job.jobId, index + 1);
+    await deps.hub.exchange.delivered(job.jobId, index + 1);
   }
   return parts.length;
 }

@@ -8,7 +8,6 @@ import type { LiveJob, LiveReply } from './live/live-reply.js';
 import { type Polite, politeFor, politely, type SendGate } from './live/send-gate.js';
 import { splitMarkdown } from './live/split-markdown.js';
 import { type ChannelConfig, findChannel } from './registry.js';
-import { splitText } from './split-text.js';
 
 /**
  * A configured hook bound to its channel: what the API (receiving) and the worker (delivering)
@@ -26,7 +25,11 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly bodyTypes: readonly string[];
   /** Set when the channel answers `GET /hooks/:name` (see `ChannelDefinition.handshake`). */
   readonly handshake: ((query: URLSearchParams) => HttpAnswer) | undefined;
-  /** The reply cut into the pieces the platform accepts (Markdown-aware when the hook streams). */
+  /**
+   * The reply cut into the pieces the platform accepts, Markdown-aware (a code block cut in two is
+   * closed and reopened), the same for whole and streamed replies; each piece is Markdown that
+   * the channel renders for its platform.
+   */
   split(text: string): string[];
   /** Sends piece `index` of a reply (see `ChannelDefinition.deliver`), taking a turn of the shared limiter. */
   deliver(message: InboundMessage, text: string, index: number, meta: DeliveryMeta, signal?: AbortSignal): Promise<void>;
@@ -64,9 +67,8 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const handshake = channel.handshake;
   const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
   const liveLength = Math.min(live?.textLength ?? textLength, textLength);
-  const split = live
-    ? (text: string) => splitMarkdown(text, liveLength)
-    : (text: string) => (Number.isFinite(textLength) ? splitText(text, textLength) : [text]);
+  const pieceLength = live ? liveLength : textLength;
+  const split = (text: string) => splitMarkdown(text, pieceLength);
   const polite = (message: InboundMessage, signal?: AbortSignal): Polite =>
     politeFor(options.gate, name, channel.sendTarget?.(message, config) ?? null, signal);
   const deliver = (message: InboundMessage, text: string, index: number, meta: DeliveryMeta, signal?: AbortSignal) =>

@@ -17,6 +17,11 @@ export interface LocalServer {
   requests: RecordedRequest[];
   /** Replaces the handler for the requests that follow. */
   handle(handler: Handler): void;
+  /**
+   * Calls `listener` once each answer has been handed to the network, with the request and the
+   * status sent: a test can act right after the server accepted something (kill the client).
+   */
+  onAnswered(listener: (req: RecordedRequest, status: number) => void): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,7 @@ export interface LocalServer {
 export async function startLocalServer(handler: Handler): Promise<LocalServer> {
   let current = handler;
   const requests: RecordedRequest[] = [];
+  const answered: ((req: RecordedRequest, status: number) => void)[] = [];
   const server: Server = createServer(async (raw, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of raw) chunks.push(chunk as Buffer);
@@ -36,6 +42,9 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
     }
     const recorded = { method: raw.method ?? '', url: raw.url ?? '', headers: raw.headers, body, json };
     requests.push(recorded);
+    res.once('finish', () => {
+      for (const listener of answered) listener(recorded, res.statusCode);
+    });
     try {
       await current(recorded, res, raw);
     } catch (err) {
@@ -49,6 +58,9 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
     requests,
     handle(next) {
       current = next;
+    },
+    onAnswered(listener) {
+      answered.push(listener);
     },
     close: () =>
       new Promise<void>((resolve) => {

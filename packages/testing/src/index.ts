@@ -21,5 +21,6 @@ export * from './platforms/whatsapp.js';
 export * from './platforms/whatsapp-server.js';
 export * from './private-cluster.js';
 export * from './private-redis.js';
+export * from './private-sentinel.js';
 export * from './redis-prefix.js';
 export * from './streaming-model.js';

@@ -90,6 +90,7 @@ describe('Telegram hooks', () => {
     expect(sent?.json).toEqual({
       chat_id: chatId,
       text: 'reply to: What is a monad? (history: 0)',
+      parse_mode: 'HTML',
       reply_parameters: expect.objectContaining({ message_id: body.message.message_id }),
     });
   });

@@ -4,6 +4,7 @@ import { DeliveryError } from '../delivery-error.js';
 import type { JsonCall, JsonReply } from '../http.js';
 import { type EditablePlatform, EditedMessages, MessageGone } from '../live/edited-messages.js';
 import type { LiveContext, LiveReply } from '../live/live-reply.js';
+import { pieceKey } from '../piece-key.js';
 import { bucketEmptyForMs, checkDiscordReply, InteractionExpired, isUnknownMessage } from './discord-api-result.js';
 
 /** An interaction token works for fifteen minutes; a reply close to that goes on through the bot. */
@@ -14,7 +15,7 @@ const EXPIRY_MARGIN_MS = 30_000;
 const CHANNEL_PREFIX = 'c:';
 
 const replyToSchema = z.object({ token: z.string().min(1), channel_id: z.string().min(1).optional() });
-const messageSchema = z.looseObject({ id: z.string().min(1) });
+const messageSchema = z.looseObject({ id: z.string().min(1), content: z.string().optional() });
 
 interface DiscordLiveConfig {
   applicationId: string;
@@ -27,7 +28,9 @@ interface DiscordLiveConfig {
  * is edited (`PATCH …/messages/@original`) as the text grows, follow-up messages carry what is
  * past 2,000 characters and are edited the same way. Once the interaction's fifteen minutes are
  * (nearly) over, or Discord says its token is gone, the reply goes on as channel messages posted
- * and edited with the bot token (`botToken`). An exhausted rate-limit bucket
+ * and edited with the bot token (`botToken`), each post with the piece's `nonce` and
+ * `enforce_nonce`, so a retry after a crash gets the message back rather than a second one. An
+ * exhausted rate-limit bucket
  * (`X-RateLimit-Remaining: 0`) pauses every worker for its `X-RateLimit-Reset-After`.
  */
 export function discordLive(context: LiveContext<DiscordLiveConfig>): LiveReply {
@@ -72,9 +75,33 @@ export function discordLive(context: LiveContext<DiscordLiveConfig>): LiveReply 
     return parsed.data.id;
   };
 
-  async function postInChannel(markdown: string): Promise<string> {
+  /** How many times this run posted each piece in the channel: a piece posted anew after its message was deleted takes a new nonce. */
+  const channelPosts = new Map<number, number>();
+
+  /**
+   * Posts a piece in the channel. Discord's Create Message takes a `nonce` (at most 25 characters)
+   * and, with `enforce_nonce: true`, answers a nonce the same author used in the past few minutes
+   * with that message instead of creating another (https://discord.com/developers/docs/resources/message#create-message,
+   * discord-api-types `RESTPostAPIChannelMessageJSONBody`). The nonce is the piece's key, the same
+   * on every run of the job. The message returned may hold what an earlier run wrote: it is
+   * edited to this piece. (Interaction follow-ups, Execute Webhook, take no nonce.)
+   */
+  async function postInChannel(markdown: string, index: number): Promise<string> {
     const { headers, url } = bot();
-    return CHANNEL_PREFIX + idOf(await send('channel message', { method: 'POST', url, headers, body: body(markdown) }));
+    const posts = channelPosts.get(index) ?? 0;
+    channelPosts.set(index, posts + 1);
+    const nonce = pieceKey(context.hook, context.jobId, index, posts === 0 ? '' : `again ${posts}`);
+    const reply = await send('channel message', {
+      method: 'POST',
+      url,
+      headers,
+      body: { ...body(markdown), nonce, enforce_nonce: true },
+    });
+    const id = idOf(reply);
+    if (messageSchema.safeParse(reply.json).data?.content !== markdown) {
+      await send('edit of a channel message', { method: 'PATCH', url: `${url}/${id}`, headers, body: body(markdown) });
+    }
+    return CHANNEL_PREFIX + id;
   }
 
   /** Runs a call through the interaction; once its token has expired, `fallback` instead. */
@@ -104,7 +131,7 @@ export function discordLive(context: LiveContext<DiscordLiveConfig>): LiveReply 
           });
           return '@original';
         },
-        () => postInChannel(markdown),
+        () => postInChannel(markdown, index),
       ),
     async edit(id, markdown) {
       if (id.startsWith(CHANNEL_PREFIX)) {

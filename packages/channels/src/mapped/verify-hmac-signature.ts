@@ -21,7 +21,7 @@ export interface HmacScheme {
  * @throws AppError 401 `invalid_signature` when the header is missing or does not match.
  */
 export function verifyHmacSignature(request: InboundRequest, scheme: HmacScheme): void {
-  const given = headerValue(request.headers, scheme.header)?.trim();
+  const given = headerValue(request.headers, scheme.header);
   if (!given) throw unauthorized(`Missing ${scheme.header} header.`, 'invalid_signature');
   const digest = createHmac('sha256', scheme.secret).update(request.rawBody).digest(scheme.encoding);
   if (!safeEqual(given, `${scheme.prefix}${digest}`)) throw unauthorized('Invalid signature.', 'invalid_signature');

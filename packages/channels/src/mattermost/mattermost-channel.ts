@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
+import { pieceKey } from '../piece-key.js';
 import { callMattermost, judgeMattermostMe, type MattermostClient, threadOf } from './mattermost-api.js';
 import { parseMattermostRequest } from './parse-mattermost-request.js';
 import { MATTERMOST_BODY_TYPES, readMattermostBody } from './read-mattermost-body.js';
@@ -53,15 +54,23 @@ export const mattermost = defineChannel({
     return target.success ? { key: target.data.channel_id, rules: [config.sendLimits.channel] } : null;
   },
 
-  /** Posts a part in the channel, in the thread of the post (or command) it answers. */
-  async deliver({ message, text }, { hook, config, http }) {
+  /**
+   * Posts a part in the channel, in the thread of the post (or command) it answers. Its
+   * `pending_post_id` is the piece's key, the same on every run of the job: the server answers a
+   * create with a key it saw in the last 30 s with the post it made then (`deduplicateCreatePost`,
+   * mattermost/mattermost server/channels/app/post.go, `pendingPostIDsCacheTTL = 30 * time.Second`),
+   * so a retry after a crash between its post and our record of it does not post it twice. The
+   * field is the one Mattermost's own clients send; the API reference does not list it.
+   */
+  async deliver({ message, text, index, meta }, { hook, config, http }) {
     const target = mattermostReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`Hook '${hook}': the job holds no Mattermost channel`, false);
     const client: MattermostClient = { hook, serverUrl: config.serverUrl, botToken: config.botToken, http };
     const { channel_id, post_id, root_id } = target.data;
     // An outgoing webhook names the post, not its thread; a reply to a reply must name the root.
     const root = root_id ?? (post_id ? await threadOf(client, post_id) : '');
-    await callMattermost(client, 'create post', 'POST', 'posts', { channel_id, message: text, root_id: root });
+    const pending_post_id = pieceKey(hook, meta.jobId, index);
+    await callMattermost(client, 'create post', 'POST', 'posts', { channel_id, message: text, root_id: root, pending_post_id });
   },
 
   /** `GET /users/me`: the cheapest call that proves the bot token is valid. */

@@ -8,6 +8,7 @@ import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
+import { markdownToSlackMrkdwn } from '../rich-text/slack-mrkdwn.js';
 import { parseSlackEvent } from './parse-slack-event.js';
 import { checkSlackResult, judgeSlackAuthTest, slackErrorCode } from './slack-api-result.js';
 import { SLACK_STREAM_LIMIT, slackLive } from './slack-live.js';
@@ -56,6 +57,7 @@ export const slack = defineChannel({
     return target.success ? { key: target.data.channel, rules: [config.sendLimits.channel] } : null;
   },
 
+  /** Posts a part in mrkdwn rendered from its Markdown, as live replies' posts and updates are. */
   async deliver({ message, text }, { hook, config, http }) {
     const label = `Hook '${hook}': Slack chat.postMessage`;
     const target = slackReplyToSchema.safeParse(message.replyTo);
@@ -65,7 +67,11 @@ export const slack = defineChannel({
       method: 'POST',
       url: joinUrl(config.apiUrl, 'chat.postMessage'),
       headers: { authorization: `Bearer ${config.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-      body: { channel: target.data.channel, text, ...(target.data.thread_ts ? { thread_ts: target.data.thread_ts } : {}) },
+      body: {
+        channel: target.data.channel,
+        text: markdownToSlackMrkdwn(text),
+        ...(target.data.thread_ts ? { thread_ts: target.data.thread_ts } : {}),
+      },
     });
     const secrets = [config.botToken, config.signingSecret];
     const retryAfterMs = parseRetryAfter(reply.headers['retry-after']);

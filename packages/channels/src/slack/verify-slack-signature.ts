@@ -19,8 +19,13 @@ export function verifySlackSignature(request: InboundRequest, signingSecret: str
   if (!signature || !timestamp) {
     throw unauthorized('Missing X-Slack-Signature or X-Slack-Request-Timestamp header.', 'invalid_signature');
   }
-  if (!/^\d{1,12}$/.test(timestamp)) throw unauthorized('Invalid X-Slack-Request-Timestamp header.', 'invalid_signature');
-  const skew = Math.abs(request.now / 1000 - Number(timestamp));
+  // Whole seconds in their one spelling: Bolt signs over `Number(header)` written back, so for any
+  // other spelling ("0123", " 123") the two would hash different text.
+  if (!/^(0|[1-9]\d{0,11})$/.test(timestamp)) {
+    throw unauthorized('Invalid X-Slack-Request-Timestamp header.', 'invalid_signature');
+  }
+  // Whole seconds of our clock, as Bolt's `Math.floor(nowMs / 1000)`; either direction (Slack's docs take the absolute value).
+  const skew = Math.abs(Math.floor(request.now / 1000) - Number(timestamp));
   if (skew > SLACK_MAX_SKEW_SECONDS) {
     throw unauthorized('The Slack request timestamp is more than five minutes off.', 'invalid_signature');
   }

@@ -4,12 +4,14 @@ import { appErrorFrom } from '../test-support/errors.js';
 import { parseTeamsActivity } from './parse-teams-activity.js';
 
 const SERVICE_URL = 'https://smba.trafficmanager.net/emea/';
+/** A verified token for SERVICE_URL whose key is endorsed for Teams, as the Connector's keys are. */
+const TOKEN = { serviceUrl: SERVICE_URL, endorsements: ['msteams'] };
 const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };
 
 describe('parseTeamsActivity', () => {
   it('queues a message without the mention of the bot, as a reply to the activity in its conversation', () => {
     const activity = teamsMessageActivity(SERVICE_URL);
-    const inbound = parseTeamsActivity(activity, SERVICE_URL);
+    const inbound = parseTeamsActivity(activity, TOKEN);
     expect(inbound.kind).toBe('message');
     if (inbound.kind !== 'message') return;
     expect(inbound.message).toEqual({
@@ -30,30 +32,39 @@ describe('parseTeamsActivity', () => {
         { type: 'mention', text: '<at>Switchboard</at>', mentioned: { id: TEAMS_BOT_ID } },
       ],
     });
-    const inbound = parseTeamsActivity(activity, SERVICE_URL);
+    const inbound = parseTeamsActivity(activity, TOKEN);
     expect(inbound.kind === 'message' && inbound.message.text).toBe('Ask <at>Grace</at> or , please');
   });
 
   it('acknowledges conversationUpdate, other activity types, empty mentions and its own messages', () => {
-    expect(parseTeamsActivity(teamsConversationUpdate(SERVICE_URL), SERVICE_URL)).toEqual(ignored);
-    expect(parseTeamsActivity({ type: 'typing', serviceUrl: SERVICE_URL }, SERVICE_URL)).toEqual(ignored);
-    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { text: '<at>Switchboard</at> ' }), SERVICE_URL)).toEqual(
-      ignored,
-    );
-    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { from: { id: TEAMS_BOT_ID } }), SERVICE_URL)).toEqual(ignored);
+    expect(parseTeamsActivity(teamsConversationUpdate(SERVICE_URL), TOKEN)).toEqual(ignored);
+    expect(parseTeamsActivity({ type: 'typing', serviceUrl: SERVICE_URL, channelId: 'msteams' }, TOKEN)).toEqual(ignored);
+    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { text: '<at>Switchboard</at> ' }), TOKEN)).toEqual(ignored);
+    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { from: { id: TEAMS_BOT_ID } }), TOKEN)).toEqual(ignored);
   });
 
   it('answers 401 when the activity names another serviceUrl than its token', () => {
-    const error = appErrorFrom(() => parseTeamsActivity(teamsMessageActivity('https://evil.example.com/'), SERVICE_URL));
+    const error = appErrorFrom(() => parseTeamsActivity(teamsMessageActivity('https://evil.example.com/'), TOKEN));
     expect(error.status).toBe(401);
     expect(error.code).toBe('invalid_token');
   });
 
+  it("answers 401 when the token's key is not endorsed for the activity's channel", () => {
+    for (const channelId of ['skype', undefined, 42]) {
+      const error = appErrorFrom(() => parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { channelId }), TOKEN));
+      expect(error.status).toBe(401);
+    }
+    // A key that lists no endorsements signs for any channel; a blank channel asserts none (EndorsementsValidator).
+    const unendorsed = { serviceUrl: SERVICE_URL, endorsements: [] };
+    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { channelId: 'skype' }), unendorsed).kind).toBe('message');
+    expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { channelId: ' ' }), TOKEN).kind).toBe('message');
+  });
+
   it('answers 400 naming the field for a body that is not an activity', () => {
-    expect(appErrorFrom(() => parseTeamsActivity({ serviceUrl: SERVICE_URL }, SERVICE_URL)).param).toBe('type');
-    expect(
-      appErrorFrom(() => parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { conversation: {} }), SERVICE_URL)).param,
-    ).toBe('conversation.id');
-    expect(appErrorFrom(() => parseTeamsActivity('activity', SERVICE_URL)).status).toBe(400);
+    expect(appErrorFrom(() => parseTeamsActivity({ serviceUrl: SERVICE_URL }, TOKEN)).param).toBe('type');
+    expect(appErrorFrom(() => parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { conversation: {} }), TOKEN)).param).toBe(
+      'conversation.id',
+    );
+    expect(appErrorFrom(() => parseTeamsActivity('activity', TOKEN)).status).toBe(400);
   });
 });

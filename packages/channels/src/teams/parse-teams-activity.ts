@@ -2,9 +2,10 @@ import { unauthorized } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
+import { endorses, type TeamsToken } from './verify-teams-token.js';
 
 /** A Bot Framework activity. Loose: the schema is large and grows; only what is named is read. */
-const activitySchema = z.looseObject({ type: z.string(), serviceUrl: z.string() });
+const activitySchema = z.looseObject({ type: z.string(), serviceUrl: z.string(), channelId: z.unknown().optional() });
 
 const messageSchema = z.looseObject({
   id: z.string().min(1),
@@ -27,15 +28,19 @@ const messageSchema = z.looseObject({
 /**
  * Turns a verified activity into a queued message or an acknowledgement: `message` activities are
  * answered (the bot's @mentions taken out of the text), `conversationUpdate` and every other type
- * acknowledged with 200. The activity's `serviceUrl` must be the one the token was issued for.
+ * acknowledged with 200. The activity's `serviceUrl` must be the one the token was issued for, and
+ * its `channelId` one the signing key is endorsed for.
  *
- * @param tokenServiceUrl - The `serviceUrl` claim of the verified token.
- * @throws AppError 400 for a body that is not an activity; 401 when the service URLs differ.
+ * @param token - What the verified token vouches for (`verifyTeamsToken`).
+ * @throws AppError 400 for a body that is not an activity; 401 when it is not the one the token vouches for.
  */
-export function parseTeamsActivity(body: unknown, tokenServiceUrl: string): Inbound {
+export function parseTeamsActivity(body: unknown, token: TeamsToken): Inbound {
   const activity = parseWith(activitySchema, body);
-  if (activity.serviceUrl !== tokenServiceUrl) {
+  if (activity.serviceUrl !== token.serviceUrl) {
     throw unauthorized("The activity's serviceUrl is not the token's.", 'invalid_token');
+  }
+  if (!endorses(token.endorsements, activity.channelId)) {
+    throw unauthorized("The token's signing key is not endorsed for the activity's channel.", 'invalid_token');
   }
   if (activity.type !== 'message') return { kind: 'answer', answer: okAnswer() };
   const message = parseWith(messageSchema, body);

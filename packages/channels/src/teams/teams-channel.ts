@@ -51,8 +51,8 @@ export const teams = defineChannel({
   secrets: (config) => [config.appPassword],
 
   async receive(request, config) {
-    const serviceUrl = await verifyTeamsToken(request, { appId: config.appId, openIdMetadataUrl: config.openIdMetadataUrl });
-    return parseTeamsActivity(parseJsonBody(request.rawBody), serviceUrl);
+    const token = await verifyTeamsToken(request, { appId: config.appId, openIdMetadataUrl: config.openIdMetadataUrl });
+    return parseTeamsActivity(parseJsonBody(request.rawBody), token);
   },
 
   sendTarget(message, config) {

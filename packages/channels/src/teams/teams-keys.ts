@@ -1,5 +1,5 @@
 import { AppError } from '@switchboard/protocol';
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet } from 'jose';
 import { z } from 'zod';
 
 /** How long an issuer's OpenID metadata is trusted before it is read again (its keys rotate within it on their own schedule). */
@@ -11,8 +11,11 @@ const MAX_ISSUERS = 32;
 
 const metadataSchema = z.looseObject({ jwks_uri: z.url({ protocol: /^https?$/ }) });
 
+/** jose's remote key set: a key getter for jwtVerify that also shows the JWKS it holds (for `endorsements`). */
+export type SigningKeys = ReturnType<typeof createRemoteJWKSet>;
+
 interface Issuer {
-  keys: JWTVerifyGetKey;
+  keys: SigningKeys;
   expiresAt: number;
 }
 
@@ -26,7 +29,7 @@ const issuers = new Map<string, Promise<Issuer>>();
  *
  * @throws AppError 503 `signing_keys_unavailable` when the metadata cannot be read.
  */
-export async function signingKeys(metadataUrl: string, now = Date.now()): Promise<JWTVerifyGetKey> {
+export async function signingKeys(metadataUrl: string, now = Date.now()): Promise<SigningKeys> {
   const cached = issuers.get(metadataUrl);
   if (cached) {
     const issuer = await cached.catch(() => undefined);

@@ -2,6 +2,7 @@ import { joinUrl } from '@switchboard/http';
 import { z } from 'zod';
 import { DeliveryError } from '../delivery-error.js';
 import type { DeliveryClient, JsonReply } from '../http.js';
+import { markdownToTelegramHtml } from '../rich-text/telegram-html.js';
 import { checkTelegramReply, telegramResultSchema } from './telegram-api-result.js';
 
 export interface TelegramClient {
@@ -31,6 +32,25 @@ export async function callTelegram(client: TelegramClient, method: string, body:
   const parsed = telegramResultSchema.safeParse(reply.json);
   const ok = reply.status >= 200 && reply.status < 300 && parsed.success && parsed.data.ok;
   return { label, reply, ok, description: parsed.success ? (parsed.data.description ?? '') : '' };
+}
+
+/**
+ * Calls a method that sends text (`sendMessage`, `editMessageText`, `sendMessageDraft`) with the
+ * model's Markdown rendered as Telegram HTML (`parse_mode: "HTML"`); when Telegram cannot parse
+ * the entities ("can't parse entities"), the same Markdown goes again as plain text. Whole replies
+ * and live replies both send through here, so they read the same.
+ */
+export async function sendTelegramMarkdown(
+  client: TelegramClient,
+  method: string,
+  body: Record<string, unknown>,
+  markdown: string,
+  log?: (message: string, meta?: Record<string, unknown>) => void,
+): Promise<TelegramAnswer> {
+  const answer = await callTelegram(client, method, { ...body, text: markdownToTelegramHtml(markdown), parse_mode: 'HTML' });
+  if (!isEntityError(answer)) return answer;
+  log?.('telegram refused the HTML; sending plain text', { method });
+  return callTelegram(client, method, { ...body, text: markdown });
 }
 
 /** Throws the answer's `DeliveryError` unless it is a success. */

@@ -68,6 +68,7 @@ describe('TelegramAdapter', () => {
     expect(request?.json).toEqual({
       chat_id: -100_987_654_321,
       text: 'A monad is…',
+      parse_mode: 'HTML',
       reply_parameters: { message_id: 42, allow_sending_without_reply: true },
     });
   });
@@ -75,13 +76,14 @@ describe('TelegramAdapter', () => {
   it('sends later parts without reply_parameters', async () => {
     const { telegram, adapter } = await startTelegram(200, sent);
     await adapter.deliver(MESSAGE, '…and more', 1, META);
-    expect(telegram.requests[0]?.json).toEqual({ chat_id: -100_987_654_321, text: '…and more' });
+    expect(telegram.requests[0]?.json).toEqual({ chat_id: -100_987_654_321, text: '…and more', parse_mode: 'HTML' });
   });
 
   it('splits at 4096 characters', async () => {
     const { adapter } = await startTelegram(200, sent);
     const pieces = adapter.split('a'.repeat(5000));
-    expect(pieces.map((piece) => piece.length)).toEqual([4096, 904]);
+    // Markdown-aware: room is kept in each piece to close and reopen a code block cut in two.
+    expect(pieces.map((piece) => piece.length)).toEqual([4056, 944]);
   });
 
   it('retries a 429 after parameters.retry_after', async () => {

@@ -7,7 +7,8 @@ import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
-import { checkTelegramReply, judgeTelegramGetMe } from './telegram-api-result.js';
+import { judgeTelegramGetMe } from './telegram-api-result.js';
+import { expectOk, sendTelegramMarkdown } from './telegram-call.js';
 import { telegramLive } from './telegram-live.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
@@ -61,23 +62,19 @@ export const telegram = defineChannel({
     return { key: String(target.data.chat_id), rules: target.data.chat_id < 0 ? [chat, group] : [chat] };
   },
 
-  /** Sends a part; only the first is marked as a reply, the rest follow it in the chat. */
+  /**
+   * Sends a part as HTML rendered from its Markdown (plain text if Telegram refuses the entities),
+   * as live replies do; only the first is marked as a reply, the rest follow it in the chat.
+   */
   async deliver({ message, text, index }, { hook, config, http }) {
-    const label = `Hook '${hook}': Telegram sendMessage`;
     const target = telegramReplyToSchema.safeParse(message.replyTo);
-    if (!target.success) throw new DeliveryError(`${label}: the job holds no Telegram chat`, false);
+    if (!target.success) throw new DeliveryError(`Hook '${hook}': Telegram sendMessage: the job holds no Telegram chat`, false);
     const { chat_id, message_id } = target.data;
-    const reply = await http.send({
-      label,
-      method: 'POST',
-      url: joinUrl(config.apiUrl, `bot${config.botToken}/sendMessage`),
-      body:
-        index === 0 && message_id !== undefined
-          ? // Still answer if the user deleted their message meanwhile.
-            { chat_id, text, reply_parameters: { message_id, allow_sending_without_reply: true } }
-          : { chat_id, text },
-    });
-    checkTelegramReply(label, reply, config.botToken);
+    const client = { hook, botToken: config.botToken, apiUrl: config.apiUrl, http };
+    // Still answer if the user deleted their message meanwhile.
+    const reply =
+      index === 0 && message_id !== undefined ? { reply_parameters: { message_id, allow_sending_without_reply: true } } : {};
+    expectOk(await sendTelegramMarkdown(client, 'sendMessage', { chat_id, ...reply }, text), config.botToken);
   },
 
   /** `getMe`: the cheapest call that proves the bot token is valid. */

@@ -3,13 +3,12 @@ import { z } from 'zod';
 import { DeliveryError } from '../delivery-error.js';
 import { type EditablePlatform, EditedMessages, MessageGone } from '../live/edited-messages.js';
 import type { LiveContext, LiveReply } from '../live/live-reply.js';
-import { markdownToTelegramHtml } from '../rich-text/telegram-html.js';
 import {
   callTelegram,
   expectOk,
-  isEntityError,
   isMessageMissing,
   isNotModified,
+  sendTelegramMarkdown,
   sentMessageId,
   type TelegramClient,
 } from './telegram-call.js';
@@ -64,12 +63,8 @@ export function telegramLive(context: LiveContext<TelegramLiveConfig>): LiveRepl
   const messages = new EditedMessages(platform, context, earlier?.messages ?? [], earlier?.mode ? { mode: earlier.mode } : {});
 
   /** HTML first; Telegram's "can't parse entities" sends the same text plain. */
-  async function withPlainFallback(method: string, body: Record<string, unknown>, markdown: string) {
-    const answer = await callTelegram(client, method, { ...body, text: markdownToTelegramHtml(markdown), parse_mode: 'HTML' });
-    if (!isEntityError(answer)) return answer;
-    context.log?.('telegram refused the HTML; sending plain text', { method });
-    return callTelegram(client, method, { ...body, text: markdown });
-  }
+  const withPlainFallback = (method: string, body: Record<string, unknown>, markdown: string) =>
+    sendTelegramMarkdown(client, method, body, markdown, context.log);
 
   async function draft(text: string): Promise<void> {
     const pieces = context.split(text);

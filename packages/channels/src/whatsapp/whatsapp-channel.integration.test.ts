@@ -62,9 +62,21 @@ describe('WhatsApp channel', () => {
     expect(graph.sent.map((m) => m.body)).toEqual(['It comes in blue.', 'And in red.']);
   });
 
+  it('sends the model’s Markdown in WhatsApp’s own formatting', async () => {
+    const { graph, hook } = await start();
+    graph.customerWrote('16505551234');
+    const markdown =
+      '## Colours\n\n**Blue** is *calm*, ~~red~~ is loud: see [the chart](https://example.com/c).\n\n```\nblue = 0x0000ff\n```';
+    await hook.deliver(MESSAGE, markdown, 0, META);
+    expect(graph.sent.map((m) => m.body)).toEqual([
+      '*Colours*\n\n*Blue* is _calm_, ~red~ is loud: see the chart (https://example.com/c).\n\n```\nblue = 0x0000ff\n```',
+    ]);
+  });
+
   it('splits at 4096 characters', async () => {
     const { hook } = await start();
-    expect(hook.split('a'.repeat(5000)).map((piece) => piece.length)).toEqual([4096, 904]);
+    // Markdown-aware: room is kept in each piece to close and reopen a code block cut in two.
+    expect(hook.split('a'.repeat(5000)).map((piece) => piece.length)).toEqual([4056, 944]);
   });
 
   it('fails for good, saying why, outside the 24-hour customer-service window (131047)', async () => {

@@ -5,6 +5,7 @@ import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
+import { markdownToWhatsApp } from '../rich-text/whatsapp-text.js';
 import { parseWhatsAppWebhook } from './parse-whatsapp-webhook.js';
 import { verifyWhatsAppSignature } from './verify-whatsapp-signature.js';
 import { checkWhatsAppReply, judgeWhatsAppPhoneNumber } from './whatsapp-api-result.js';
@@ -64,7 +65,7 @@ export const whatsapp = defineChannel({
       : null;
   },
 
-  /** Sends a part; the first quotes the customer's message (`context`), the rest follow it. */
+  /** Sends a part in WhatsApp's own formatting (rendered from its Markdown); the first quotes the customer's message (`context`), the rest follow it. */
   async deliver({ message, text, index }, { hook, config, http }) {
     const label = `Hook '${hook}': WhatsApp messages`;
     const target = whatsappReplyToSchema.safeParse(message.replyTo);
@@ -80,7 +81,7 @@ export const whatsapp = defineChannel({
         recipient_type: 'individual',
         to,
         type: 'text',
-        text: { body: text, preview_url: false },
+        text: { body: markdownToWhatsApp(text), preview_url: false },
         ...(index === 0 ? { context: { message_id } } : {}),
       },
     });

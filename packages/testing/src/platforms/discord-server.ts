@@ -9,7 +9,13 @@ import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
  * `?wait=true` and edited or deleted by id, channel messages with the bot token; `content` up to
  * 2,000 characters; an interaction token valid for fifteen minutes (then 401, code 50027); and
  * each webhook's (or channel's) rate-limit bucket, 5 per 5 s, reported in `X-RateLimit-*` headers
- * and enforced with 429 + `retry_after`.
+ * and enforced with 429 + `retry_after`. A channel message created with a `nonce` and
+ * `enforce_nonce: true` whose nonce the bot used in the last few minutes is answered with that
+ * message, and no new one is created (Create Message, https://discord.com/developers/docs/resources/message#create-message:
+ * "If true and nonce is present, it will be checked for uniqueness in the past few minutes. If
+ * another message was created by the same author with the same nonce, that message will be
+ * returned and no new message will be created"; the docs give no figure, the fake keeps five
+ * minutes). A nonce over 25 characters is refused.
  */
 export interface FakeDiscordOptions {
   applicationId: string;
@@ -45,6 +51,8 @@ export interface FakeDiscord {
 }
 
 const LIMIT = 2000;
+const NONCE_MS = 5 * 60_000;
+const NONCE_LENGTH = 25;
 
 export async function startFakeDiscord(options: FakeDiscordOptions): Promise<FakeDiscord> {
   const limit = options.limit ?? { count: 5, perMs: 5000 };
@@ -52,6 +60,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const interactions = new Map<string, { expired: boolean; posts: DiscordPost[] }>();
   const channels = new Map<string, DiscordPost[]>();
   const calls: DiscordCall[] = [];
+  /** Channel messages by the nonce they were created with (the bot is the only author here). */
+  const nonces = new Map<string, { post: DiscordPost; until: number }>();
   let nextId = 1_329_481_300_000_000_000n;
 
   const answer = (
@@ -125,10 +135,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       );
     }
     const target = id === undefined ? undefined : posts.find((post) => post.id === id);
+    const { nonce, enforce_nonce } = (req.json ?? {}) as { nonce?: unknown; enforce_nonce?: unknown };
+    if (channel && req.method === 'POST' && typeof nonce === 'string' && nonce.length > NONCE_LENGTH) {
+      const errors = {
+        nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${NONCE_LENGTH} or fewer in length.` }] },
+      };
+      return answer(res, call, 400, { message: 'Invalid Form Body', code: 50035, errors }, headers);
+    }
+    const enforced = channel && enforce_nonce === true && typeof nonce === 'string' ? nonce : undefined;
+    const earlier = enforced === undefined ? undefined : nonces.get(enforced);
+    if (req.method === 'POST' && id === undefined && earlier && earlier.until > Date.now() && posts.includes(earlier.post)) {
+      return answer(res, call, 200, discordMessage(earlier.post.content, { id: earlier.post.id, nonce: enforced }), headers);
+    }
     if (req.method === 'POST' && id === undefined) {
       const post = { id: String(++nextId), content };
       posts.push(post);
-      return answer(res, call, 200, discordMessage(content, { id: post.id }), headers);
+      if (enforced !== undefined) nonces.set(enforced, { post, until: Date.now() + NONCE_MS });
+      const echo = channel && (typeof nonce === 'string' || typeof nonce === 'number') ? { nonce } : {};
+      return answer(res, call, 200, discordMessage(content, { id: post.id, ...echo }), headers);
     }
     if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: 10008 }, headers);
     if (req.method === 'PATCH') {

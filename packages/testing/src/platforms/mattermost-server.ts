@@ -5,7 +5,10 @@ import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLo
  * token as a Bearer header, `POST /api/v4/posts` with a `channel_id` and a `message` of at most
  * 16,383 characters, and a `root_id`, when given, naming a root post of the same channel (a reply
  * to a reply is refused, as the server does). `GET /api/v4/posts/{id}` and `GET /api/v4/users/me`
- * answer as the server does.
+ * answer as the server does. A create whose `pending_post_id` was seen in the last 30 s answers
+ * 201 with the post made then instead of a second one (`deduplicateCreatePost` in
+ * mattermost/mattermost server/channels/app/post.go: `pendingPostIDsCacheTTL = 30 * time.Second`,
+ * one cache for the whole server, keyed by the id alone).
  */
 export interface MattermostPost {
   id: string;
@@ -32,6 +35,7 @@ export interface FakeMattermost extends MattermostApi {
 }
 
 const LIMIT = 16_383;
+const PENDING_POST_TTL_MS = 30_000;
 const BOT_USER_ID = 'bot0user0id0000000000000000';
 
 const appError = (id: string, message: string, status: number) => ({
@@ -44,6 +48,7 @@ const appError = (id: string, message: string, status: number) => ({
 
 export function mattermostApi(options: { botToken: string }): MattermostApi {
   const posts: MattermostPost[] = [];
+  const seenPending = new Map<string, { postId: string; until: number }>();
   let nextId = 1;
   const handler: Handler = (req: RecordedRequest, res) => {
     if (req.headers.authorization !== `Bearer ${options.botToken}`) {
@@ -65,7 +70,11 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
     if (req.method !== 'POST' || req.url !== '/api/v4/posts') {
       return sendJson(res, 404, appError('api.context.404.app_error', 'Sorry, we could not find the page.', 404));
     }
-    const body = (req.json ?? {}) as { channel_id?: unknown; message?: unknown; root_id?: unknown };
+    const body = (req.json ?? {}) as { channel_id?: unknown; message?: unknown; root_id?: unknown; pending_post_id?: unknown };
+    const pending = typeof body.pending_post_id === 'string' ? body.pending_post_id : '';
+    const seen = pending ? seenPending.get(pending) : undefined;
+    const earlier = seen && seen.until > Date.now() ? posts.find((p) => p.id === seen.postId) : undefined;
+    if (earlier) return sendJson(res, 201, { ...earlier, pending_post_id: pending });
     if (typeof body.channel_id !== 'string' || typeof body.message !== 'string' || body.message.length > LIMIT) {
       return sendJson(res, 400, appError('model.post.is_valid.msg.app_error', 'Invalid message.', 400));
     }
@@ -84,7 +93,8 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
       user_id: BOT_USER_ID,
     };
     posts.push(post);
-    sendJson(res, 201, { ...post, create_at: Date.now() });
+    if (pending) seenPending.set(pending, { postId: post.id, until: Date.now() + PENDING_POST_TTL_MS });
+    sendJson(res, 201, { ...post, create_at: Date.now(), ...(pending ? { pending_post_id: pending } : {}) });
   };
   return {
     handler,

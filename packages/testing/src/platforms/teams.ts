@@ -151,7 +151,9 @@ export async function botFramework(options: {
     replies,
     tokensIssued: () => issued.size,
     sign: (serviceUrl, signOptions = {}) =>
-      new SignJWT({ serviceUrl, ...signOptions.claims })
+      // The claim is `serviceurl`, all lowercase: `AuthenticationConstants.ServiceUrlClaim` in
+      // botframework-connector (lib/auth/authenticationConstants.js) and botbuilder-dotnet.
+      new SignJWT({ serviceurl: serviceUrl, ...signOptions.claims })
         .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
         .setIssuer(signOptions.issuer ?? TEAMS_ISSUER)
         .setAudience(signOptions.audience ?? options.appId)
