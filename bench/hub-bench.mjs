@@ -4,7 +4,9 @@
 // private redis-server started here. The same phases for each: (a) accepts/s with no worker
 // running, (b) that backlog drained by one worker, (c) end-to-end with both running (closed
 // loop), (d) one message at a time. Then it checks that every accepted message was delivered
-// once, in order per conversation, and prints markdown tables and the targets. Exits 0 whatever
+// once, in order per conversation, and prints markdown tables and the targets. The recovery phase
+// (hub-recovery.mjs) SIGKILLs a worker holding messages and times kill → the other worker's last
+// delivery; the live-reply scenario (hub-live.mjs) follows. Exits 0 whatever
 // the targets say; 1 when a message was lost, duplicated or reordered, or the bench itself broke
 // (errors, a crash, a time-out).
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { API_KEY } from './fixture.mjs';
 import { liveScenario } from './hub-live.mjs';
 import { liveReport } from './hub-live-report.mjs';
 import { acceptPhase, Conversations, check, Deliveries, drainPhase, endToEndPhase, Probe, settle } from './hub-load.mjs';
+import { recoveryReport, recoveryScenario } from './hub-recovery.mjs';
 import { checkFailed, comparisonTable, correctnessTable, PHASES, phaseNotes, targets } from './hub-report.mjs';
 import { startReceiver } from './receiver.mjs';
 import { RedisCounters, startRedisServer } from './redis-server.mjs';
@@ -46,7 +49,7 @@ const options = {
   logLevel: process.env.BENCH_HUB_LOG_LEVEL || 'info',
   apiNodeArgs: nodeArgsFromEnv('BENCH_HUB_API_NODE_ARGS'),
   workerNodeArgs: nodeArgsFromEnv('BENCH_HUB_WORKER_NODE_ARGS'),
-  /** `live`: only the live-reply scenario; `hub`: everything but it; empty: both. */
+  /** `live`: only the live-reply scenario; `recovery`: only the recovery phase; `hub`: all but live; empty: all. */
   only: process.env.BENCH_HUB_ONLY || '',
   live: {
     messages: count('BENCH_HUB_LIVE_MESSAGES', 120),
@@ -92,6 +95,11 @@ async function main() {
     console.log(`${liveReport(await runLive())}\n`);
     return shutdown(0);
   }
+  if (options.only === 'recovery') {
+    const recovery = await runRecovery();
+    console.log(recoveryReport(recovery));
+    return shutdown(recoveryFailed(recovery) ? 1 : 0);
+  }
 
   const bareBullmq = await bareSystem(counters);
   const bare = await runPhases(bareBullmq, { ordered: false });
@@ -100,6 +108,9 @@ async function main() {
   await bareBullmq.close();
   await counters.flush();
   const hub = await runPhases(await switchboardSystem(counters), { ordered: true });
+  await stopChildren();
+  await counters.flush();
+  const recovery = await runRecovery();
   let live = null;
   if (options.only !== 'hub') {
     await stopChildren();
@@ -113,14 +124,17 @@ async function main() {
   console.log(`${phaseNotes({ bare, switchboard: hub })}\n`);
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
+  console.log(`${recoveryReport(recovery)}\n`);
   if (live) console.log(`${liveReport(live)}\n`);
   console.log(`(whole run: ${seconds} s)`);
 
   const broken = [bare, hub].flatMap((result) =>
     ['warmup', ...PHASES].map((key) => result[key]).filter((phase) => phase.errors || phase.incomplete),
   );
-  if (checkFailed(hub.check)) {
-    console.error('bench: ⚠ CORRECTNESS FAILURE: Switchboard lost, duplicated or reordered messages (see Correctness)');
+  if (checkFailed(hub.check) || recoveryFailed(recovery)) {
+    console.error(
+      'bench: ⚠ CORRECTNESS FAILURE: Switchboard lost, duplicated or reordered messages (see Correctness and recovery)',
+    );
     return shutdown(1);
   }
   if (checkFailed(bare.check) || broken.length) {
@@ -128,6 +142,29 @@ async function main() {
     return shutdown(1);
   }
   return shutdown(0);
+}
+
+/** The recovery phase (hub-recovery.mjs): a worker SIGKILLed holding messages, the other delivers them. */
+async function runRecovery() {
+  process.stderr.write('bench: recovery (a worker SIGKILLed while it holds messages)…\n');
+  const result = await recoveryScenario({
+    tempDir,
+    redisUrl: redisServer.url,
+    spawnChild,
+    apiMain,
+    workerMain,
+    workerNodeArgs: options.workerNodeArgs,
+    concurrency: options.concurrency,
+    logLevel: options.logLevel,
+    timeoutMs: options.deliveryTimeoutMs,
+  });
+  await stopChildren();
+  return result;
+}
+
+/** A message lost or delivered twice when a worker died. */
+function recoveryFailed(recovery) {
+  return recovery.missing > 0 || recovery.duplicates > 0;
 }
 
 /** The live-reply scenario (hub-live.mjs) on the private redis-server, with the bench's children. */

@@ -19,8 +19,9 @@ import { earlierProgress, type MessageJob, readMessageJob } from './message-job.
  * - Failures a retry can cure (model 429/5xx/time-outs, delivery network errors, 5xx, 429) are
  *   thrown for the job's back-off, which honours their Retry-After; the rest fail the job at once.
  * - A job that fails for good still leaves its conversation's line, so the next message runs.
- * - The signal fires on shutdown (after the grace period): a model call is cancelled, delivery
- *   stops between pieces, and the job goes back to the queue without spending an attempt.
+ * - The signal fires on shutdown (after the grace period), or when the job's lock was found gone
+ *   (another run takes it): a model call is cancelled, delivery stops between pieces, and the job
+ *   goes back to the queue without spending an attempt.
  */
 export function createProcessor(deps: WorkerDeps) {
   // Three parameters: BullMQ passes the abort signal only to processors that declare it.

@@ -8,6 +8,9 @@ import { measured } from './job-metrics.js';
 import { traced } from './job-tracing.js';
 import { createProcessor } from './processor.js';
 
+/** The abort reason of a run whose job lock was found gone. */
+const LOCK_LOST = 'job lock lost';
+
 /** After the grace period, how long cancelled jobs get to go back to the queue before the connection is dropped. */
 const RELEASE_MS = 2_000;
 
@@ -43,10 +46,31 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     connection: deps.redis,
     prefix: deps.hub.keys.bullPrefix,
     concurrency,
+    // Recovery from a dead worker: its locks run out within lockMs of its death (BullMQ renews
+    // them every lockMs / 4), and a stall check (one script, run by one worker per interval, the
+    // others find its marker and return) moves the jobs whose lock is gone back to the queue. A
+    // job is taken when it was marked at one check and still has no lock at a later one, so
+    // checking every lockMs / 4 bounds kill → taken again at 1.25 × lockMs (6.25 s by default,
+    // room for the answer within the 10 s we promise); lockMs and checks of 30 s made that 60 s.
+    // A healthy job is never taken: a check moves only a job whose lock is gone. Whole ms: the
+    // check's marker is a PX.
     lockDuration: lockMs,
-    stalledInterval: lockMs,
+    stalledInterval: Math.round(lockMs / 4),
+    // A stall is not a failure: the job runs again (its reply is recorded once, its delivered
+    // pieces are skipped). A short lock makes a false stall (an event loop blocked for longer than
+    // the lock, a Redis outage longer than it) more likely, so one or two never fail a job; only
+    // the third of the same job does, which then is itself what kills or blocks the workers.
     maxStalledCount: 2,
     settings: { backoffStrategy: retryBackoff(backoffMs) },
+  });
+  // A lock found gone when renewed (Redis away, or this event loop blocked, for longer than the
+  // lock) means a stall check has taken, or will take, the job for another run: this run stops
+  // (its model call is cancelled, delivery stops between pieces) rather than post a second reply.
+  worker.on('lockRenewalFailed', (jobIds) => {
+    for (const jobId of jobIds) {
+      if (worker.cancelJob(jobId, LOCK_LOST))
+        deps.logger.warn('job lock lost: this run stops, another takes the job', { job_id: jobId });
+    }
   });
   worker.on('failed', (job, err) => {
     if (!job) return;

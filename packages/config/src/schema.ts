@@ -231,10 +231,13 @@ export const workerSchema = z.strictObject({
   /** First retry delay; doubles each attempt. @defaultValue 500 */
   backoffMs: z.int().min(1).default(500),
   /**
-   * How long a job stays locked to a worker without its heartbeat; a worker that died is noticed
-   * this long after, and its job is run again by another. @defaultValue 30000
+   * How long a job stays locked to a worker without its renewal (BullMQ renews it every quarter
+   * of this while the job runs, however long the model takes). Workers check for jobs
+   * whose lock ran out every quarter of this, so the messages of a worker that died are taken by
+   * another within 1.25× this. A Redis outage longer than this makes the messages in flight run
+   * again. @defaultValue 5000
    */
-  lockMs: z.int().min(500).default(30_000),
+  lockMs: z.int().min(500).default(5_000),
   /**
    * A message queued behind an unfinished one of its conversation is woken as soon as that one
    * is done; this only bounds a wake-up that was missed: it looks again after this long (doubling

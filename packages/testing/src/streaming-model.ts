@@ -5,7 +5,7 @@ import { chunkBody, completionBody, lastUserText, openSse, writeSse } from './op
 /** How the model answers one prompt. */
 export interface StreamScript {
   text: string;
-  /** Silence before the first token, ms (the model "thinking"). @defaultValue 0 */
+  /** Silence before the first token (a whole answer: before it), ms (the model "thinking"). @defaultValue 0 */
   firstTokenMs?: number;
   /** Silence between chunks, ms. @defaultValue 20 */
   chunkDelayMs?: number;
@@ -20,14 +20,17 @@ export interface StreamScript {
  * An OpenAI-compatible model that streams its answer the way a real one does: a role chunk, a
  * pause while it thinks, then the text a few characters at a time with pauses between, then the
  * finish chunk and `[DONE]`. What it says to each prompt is scripted; non-streamed requests get
- * the whole text at once.
+ * the whole text at once, after the same pause.
  */
 export function streamingModel(script: (prompt: string, req: RecordedRequest) => StreamScript): Handler {
   return async (req, res) => {
     const body = req.json as { model?: string; stream?: boolean } | undefined;
     const model = body?.model ?? 'unknown';
     const plan = script(lastUserText(req), req);
-    if (!body?.stream) return sendJson(res, 200, completionBody(model, plan.text));
+    if (!body?.stream) {
+      await sleep(plan.firstTokenMs ?? 0);
+      return sendJson(res, 200, completionBody(model, plan.text));
+    }
     let closed = false;
     res.once('close', () => {
       closed = true;
