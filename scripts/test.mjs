@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { ensureRedis } from './lib/redis.mjs';
 import { build, ensureInstalled, root, tool } from './lib/run.mjs';
 
-ensureInstalled();
+// A fresh clone must install without changing a tracked file: the lockfile is committed as npm writes it.
+if (ensureInstalled()) {
+  console.error('switchboard: npm install rewrote package-lock.json; commit the lockfile as npm writes it');
+  process.exit(1);
+}
 build();
 tool('turbo', ['run', 'typecheck', '--output-logs=errors-only'], { env: { TURBO_TELEMETRY_DISABLED: '1' } });
 tool('biome', ['check', '.']);
