@@ -189,7 +189,7 @@ describe('npm start', () => {
       squatter.close();
     }
   });
-  // README "Redis Cluster and Sentinel": the two multi-host REDIS_URL forms. The check before the
+  // docs/scaling.md "Redis Cluster and Sentinel": the two multi-host REDIS_URL forms. The check before the
   // start read them with `new URL()` and died with a TypeError before anything started.
   for (const [form, start] of [
     ['redis-cluster://host:port,…', async () => startPrivateCluster(3)],

@@ -36,7 +36,7 @@ ${entry.summary}
   --version  print the version
 
 Configured by the environment (PORT, HOST, REDIS_URL, SWITCHBOARD_CONFIG, LOG_LEVEL…) and the
-config file SWITCHBOARD_CONFIG names: see the README's Configuration section.
+config file SWITCHBOARD_CONFIG names: see docs/configuration.md.
 Exit codes: 0 stopped cleanly, 1 failed, 64 bad option, 78 configuration error.
 `;
 }

@@ -1,5 +1,5 @@
 /**
- * Every environment variable a Switchboard process reads, in one list: the README's environment
+ * Every environment variable a Switchboard process reads, in one list: docs/configuration.md's environment
  * table, `.env.example` and `docker-compose.yml` are checked against it, so a variable added here
  * and forgotten there fails a test instead of a deployment.
  */

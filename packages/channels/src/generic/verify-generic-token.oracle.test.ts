@@ -5,7 +5,7 @@ import { ORACLE_RUNS, ourDecision, Tally } from '../test-support/oracle.js';
 import { verifyGenericToken } from './verify-generic-token.js';
 
 /**
- * The generic hook's token is our own contract (README "Generic"): `Authorization: Bearer
+ * The generic hook's token is our own contract (docs/channels/generic.md): `Authorization: Bearer
  * <token>` or `X-Hook-Token: <token>`. The reference for the first is RFC 6750 §2.1:
  * `credentials = "Bearer" 1*SP b64token`, the scheme case-insensitive (RFC 9110 §11.1); header
  * values reach us without surrounding whitespace (RFC 9110 §5.5), so a caller's padding is not
@@ -23,7 +23,7 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return value.slice(space).replace(/^ +/, '') === token;
 }
 
-describe('verifyGenericToken against RFC 6750 and the README', () => {
+describe('verifyGenericToken against RFC 6750 and docs/channels/generic.md', () => {
   it('accepts exactly the requests that carry the token in either header', async () => {
     const tally = new Tally();
     await fc.assert(
