@@ -34,7 +34,7 @@ export function renderConfigurationDoc(markdown: string, schema: z.ZodType): str
   return markdown.replace(REGION, (_match, open: string, name: string, close: string) => {
     const render = tables[name];
     if (!render) throw new Error(`docs/configuration.md: no generated table named '${name}'`);
-    return `${open}\n${render()}\n${close}`;
+    return `${open}\n${render()}\n\n${close}`;
   });
 }
 
