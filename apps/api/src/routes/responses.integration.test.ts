@@ -324,7 +324,8 @@ describe('POST /v1/responses with stream: true', () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
 
     const stream = client.responses.stream({ model: 'mock/gpt-4o', input: 'x' });
-    await expect(stream.finalResponse()).rejects.toBeDefined();
+    // The client reads the error event's message, naming the upstream that broke off.
+    await expect(stream.finalResponse()).rejects.toThrow(/^Upstream 'mock' broke off the stream/);
   });
 
   it('aborts the upstream request when the client hangs up mid-stream', async () => {
