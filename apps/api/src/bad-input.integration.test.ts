@@ -587,25 +587,26 @@ function v1Post(path: string, [mutatedBody, fromScratch]: [fc.Arbitrary<Buffer>,
     );
 }
 
+const chatPost = v1Post('/v1/chat/completions', [chatBody, chatLikeBody]);
+const responsesPost = v1Post('/v1/responses', [responsesBody, responsesLikeBody]);
+const embeddingsPost = v1Post('/v1/embeddings', [embeddingsBody, embeddingsBody]);
+
+/** How many generated requests the gateway must have taken before the last check looks at it. */
+const GENERATED_AT_LEAST = 10_000;
+
 // ---------------------------------------------------------------------------------------------
 
 describe('bad input', { timeout: 120_000 }, () => {
   it('answers POST /v1/chat/completions below 500, errors in the OpenAI shape, whatever the body and headers', async () => {
-    await fc.assert(fc.asyncProperty(v1Post('/v1/chat/completions', [chatBody, chatLikeBody]), sendAndCheck), {
-      numRuns: RUNS.chat,
-    });
+    await fc.assert(fc.asyncProperty(chatPost, sendAndCheck), { numRuns: RUNS.chat });
   });
 
   it('answers POST /v1/responses below 500, errors in the OpenAI shape, whatever the body and headers', async () => {
-    await fc.assert(fc.asyncProperty(v1Post('/v1/responses', [responsesBody, responsesLikeBody]), sendAndCheck), {
-      numRuns: RUNS.responses,
-    });
+    await fc.assert(fc.asyncProperty(responsesPost, sendAndCheck), { numRuns: RUNS.responses });
   });
 
   it('answers POST /v1/embeddings below 500, errors in the OpenAI shape, whatever the body and headers', async () => {
-    await fc.assert(fc.asyncProperty(v1Post('/v1/embeddings', [embeddingsBody, embeddingsBody]), sendAndCheck), {
-      numRuns: RUNS.embeddings,
-    });
+    await fc.assert(fc.asyncProperty(embeddingsPost, sendAndCheck), { numRuns: RUNS.embeddings });
   });
 
   it('answers any method on /v1/models and any path under /v1/ below 500, errors in the OpenAI shape', async () => {
@@ -773,6 +774,14 @@ describe('bad input', { timeout: 120_000 }, () => {
   });
 
   it('is still up, with no prototype polluted, after at least 10,000 generated requests', async () => {
+    // Run alone (or before the properties above), it sends the generated /v1 requests itself;
+    // after them, the gateway has already taken more than enough.
+    const missing = GENERATED_AT_LEAST - client.sent;
+    if (missing > 0) {
+      await fc.assert(fc.asyncProperty(fc.oneof(chatPost, responsesPost, embeddingsPost), sendAndCheck), {
+        numRuns: missing,
+      });
+    }
     const generated = client.sent;
     const health = await client.send({ method: 'GET', path: '/health', headers: {} });
     expect(health.status).toBe(200);
@@ -782,6 +791,6 @@ describe('bad input', { timeout: 120_000 }, () => {
     expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(prototypeNames.object);
     expect(Object.getOwnPropertyNames(Array.prototype)).toEqual(prototypeNames.array);
     console.log(`bad input: ${generated} generated requests sent to one gateway`);
-    expect(generated).toBeGreaterThanOrEqual(10_000);
+    expect(generated).toBeGreaterThanOrEqual(GENERATED_AT_LEAST);
   });
 });

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   chunkBody,
   eventually,
@@ -59,6 +62,31 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A preload (NODE_OPTIONS) with which every Node process started under `env` appends its pid and
+ * script to a file; `pidsOf` lists the pids of those that ran a script ending in `script`.
+ */
+function startRecorder() {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-pids-'));
+  const log = join(dir, 'pids.jsonl');
+  const preload = join(dir, 'record-pid.mjs');
+  writeFileSync(
+    preload,
+    `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, JSON.stringify({ pid: process.pid, script: process.argv[1] }) + '\\n');\n`,
+  );
+  return {
+    env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(preload).href}`.trim() },
+    pidsOf(script: string): number[] {
+      const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+      return lines
+        .map((line) => JSON.parse(line) as { pid: number; script?: string })
+        .filter((entry) => entry.script?.endsWith(script))
+        .map((entry) => entry.pid);
+    },
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Starts `npm start`'s script; resolves once it says Switchboard is up, with the API's and the worker's pids. */
@@ -170,12 +198,16 @@ describe('npm start', () => {
     const squatter = createServer();
     const port = await freePort();
     await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    // The worker may be stopped before it logs anything, so every Node process the script starts
+    // records its pid and script as it loads: the worker is known whether it got to log or not.
+    const recorder = startRecorder();
     try {
       const proc = spawnNode(startScript, {
         PORT: String(port),
         REDIS_URL: redis.url,
         SWITCHBOARD_REDIS_PREFIX: testPrefix(),
         LOG_LEVEL: 'info',
+        ...recorder.env,
       });
       started.push(proc);
       const code = await proc.exitsWithin(BOUND_MS);
@@ -183,10 +215,13 @@ describe('npm start', () => {
       expect(code).not.toBe(0);
       expect(output).toContain(`the API cannot listen on 127.0.0.1:${port}: the port is in use`);
       expect(output).not.toContain('Switchboard is up');
-      const worker = proc.logLines().find((line) => line.message === 'worker started')?.pid;
-      if (typeof worker === 'number') expect(alive(worker)).toBe(false);
+      const workers = recorder.pidsOf('apps/worker/dist/main.js');
+      for (const pid of workers) pids.add(pid);
+      expect(workers).toHaveLength(1);
+      expect(workers.filter(alive)).toEqual([]);
     } finally {
       squatter.close();
+      recorder.close();
     }
   });
   // docs/scaling.md "Redis Cluster and Sentinel": the two multi-host REDIS_URL forms. The check before the

@@ -11,16 +11,34 @@ interface Series {
   labels: { route: string; model: string; provider: string };
 }
 
+/** One /v1 request as it is counted, once its response is over. */
+export interface V1Outcome {
+  /** The route template that answered (`/v1/chat/completions`); undefined when none matched. */
+  route: string | undefined;
+  /** The model name the request resolved to (`ctx.state.model`), if it got that far. */
+  model: string | undefined;
+  status: number;
+  seconds: number;
+  /** Streams only: seconds to the first chunk sent. */
+  firstTokenSeconds?: number | undefined;
+}
+
 /**
- * Counts each /v1 request once its response is over (streams included): by route template,
- * status (499 when the client hung up first, 408 when we cut a slow one), model and provider,
- * with its duration and, for streams, the time to the first chunk (`ctx.state.firstEventAt`, set
- * by the SSE writer). The model label is a configured name only (a deployment id, or a route
- * while no deployment answered), never what a client typed, so the series stay few; each is
- * looked up in a map and updated in place, no label object made per request.
+ * The status a request is counted under: its own once the response was written in full, 408 when
+ * the server cut a request that came in too slowly, else 499 (the client hung up first).
  */
-export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
-  const providerOf = new Map(gateway.modelList.data.map((entry) => [entry.id, entry.owned_by]));
+export function countedStatus(finished: boolean, statusCode: number, timedOut: boolean): number {
+  return finished ? statusCode : timedOut ? 408 : 499;
+}
+
+/**
+ * Records /v1 outcomes by route template, status, model and provider. The model label is a
+ * configured name only (a deployment id, or a route while no deployment answered), never what a
+ * client typed, so the series stay few: anything else is `unknown`, and so is its provider. Each
+ * series is looked up in a map and updated in place, no label object made per request.
+ */
+export function v1Recorder(metrics: Metrics, models: readonly { id: string; owned_by: string }[]): (outcome: V1Outcome) => void {
+  const providerOf = new Map(models.map((entry) => [entry.id, entry.owned_by]));
   const { v1Requests, v1Duration, v1TimeToFirstToken } = metrics;
   const byRoute = new Map<string, Map<string, Series>>();
   const series = (route: string, model: string | undefined): Series => {
@@ -52,17 +70,34 @@ export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
     }
     return counter;
   };
+  return ({ route, model, status, seconds, firstTokenSeconds }) => {
+    const s = series(route ?? 'unmatched', model);
+    requests(s, status).inc();
+    s.duration.observe(seconds);
+    if (firstTokenSeconds !== undefined) s.timeToFirstToken.observe(firstTokenSeconds);
+  };
+}
+
+/**
+ * Counts each /v1 request once its response is over (streams included), through `v1Recorder`:
+ * with its duration and, for streams, the time to the first chunk (`ctx.state.firstEventAt`, set
+ * by the SSE writer).
+ */
+export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
+  const record = v1Recorder(metrics, gateway.modelList.data);
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/v1/')) return next();
     const started = performance.now();
     ctx.res.once('close', () => {
       const { model, firstEventAt } = ctx.state as { model?: string; firstEventAt?: number };
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      const s = series(typeof route === 'string' ? route : 'unmatched', model);
-      const finished = ctx.res.writableFinished;
-      requests(s, finished ? ctx.res.statusCode : requestTimedOut(ctx.req.socket) ? 408 : 499).inc();
-      s.duration.observe((performance.now() - started) / 1000);
-      if (firstEventAt !== undefined) s.timeToFirstToken.observe((firstEventAt - started) / 1000);
+      record({
+        route: typeof route === 'string' ? route : undefined,
+        model,
+        status: countedStatus(ctx.res.writableFinished, ctx.res.statusCode, requestTimedOut(ctx.req.socket)),
+        seconds: (performance.now() - started) / 1000,
+        firstTokenSeconds: firstEventAt === undefined ? undefined : (firstEventAt - started) / 1000,
+      });
     });
     await next();
   };

@@ -1,7 +1,7 @@
 import { chunkBody, type LocalServer, openSse, startOpenAIUpstream, writeSse } from '@switchboard/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
+import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 let upstream: LocalServer;
 let gateway: TestGateway;
@@ -214,14 +214,13 @@ describe('POST /v1/chat/completions through an OpenAI-compatible upstream', () =
   });
 
   it('aborts the upstream request when the client hangs up mid-stream', async () => {
-    let upstreamClosed!: () => void;
-    const closed = new Promise<void>((resolve) => {
-      upstreamClosed = resolve;
-    });
+    let upstreamClosed = false;
     upstream.handle((req, res, raw) => {
       openSse(res);
       writeSse(res, chunkBody((req.json as { model: string }).model, { role: 'assistant', content: 'partial' }));
-      raw.socket.once('close', () => upstreamClosed()); // never finishes on its own
+      raw.socket.once('close', () => {
+        upstreamClosed = true; // the stream never finishes on its own
+      });
     });
     try {
       const controller = new AbortController();
@@ -234,8 +233,9 @@ describe('POST /v1/chat/completions through an OpenAI-compatible upstream', () =
       const reader = res.body!.getReader();
       const first = await reader.read();
       expect(new TextDecoder().decode(first.value)).toContain('partial');
+      expect(upstreamClosed).toBe(false);
       controller.abort();
-      await closed; // the gateway closed its upstream connection: the test would time out otherwise
+      await eventually(() => expect(upstreamClosed, 'the gateway closed its upstream connection').toBe(true), 500);
     } finally {
       upstream.handle((await import('@switchboard/testing')).defaultOpenAIHandler);
     }

@@ -44,9 +44,22 @@ describe('the dashboard in a real Chromium', () => {
     expect(res.status).toBe(202);
     return (await res.json()).id as string;
   };
+  const usageBy = async (groupBy: 'key' | 'model') => {
+    const res = await fetch(`${h.gateway.url}/admin/usage?group_by=${groupBy}`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()).data as {
+      model?: string;
+      requests: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+      cost: number;
+    }[];
+  };
   const counter = async (name: string) => Number(await page.locator(`[data-counter="${name}"] strong`).textContent());
 
-  it('shows nothing without the admin key, then the live counters, charts and a working retry', async () => {
+  it('shows nothing without the admin key, then the live counters, charts, usage and a working retry', async () => {
     const res = await page.goto(`${h.gateway.url}/dashboard`);
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toBe(DASHBOARD_CSP);
@@ -57,11 +70,10 @@ describe('the dashboard in a real Chromium', () => {
     await page.click('#login button[type=submit]');
     await page.locator('[data-counter="completed"]').waitFor(WAIT);
     expect(await page.locator('#login').isHidden()).toBe(true);
-    // Usage comes from GET /admin/usage: "usage unavailable" while that route is not there.
-    const usage = await fetch(`${h.gateway.url}/admin/usage?group_by=key`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-    const usageText = await page.locator('#usage-key tbody').textContent();
-    if (usage.status === 404) expect(usageText).toContain('usage unavailable');
-    else expect(usageText).not.toContain('usage unavailable');
+    // Usage comes from GET /admin/usage: nothing yet under this test's fresh prefix.
+    expect(await usageBy('model')).toEqual([]);
+    expect(await page.locator('#usage-key tbody').textContent()).toBe('no usage yet');
+    expect(await page.locator('#usage-model tbody').textContent()).toBe('no usage yet');
     const completedBefore = await counter('completed');
     const chartBefore = Number(await page.locator('#rate-chart').getAttribute('data-total'));
 
@@ -77,6 +89,24 @@ describe('the dashboard in a real Chromium', () => {
     );
     expect(await page.locator('#rate-chart rect.bar').count()).toBeGreaterThan(0);
     expect(Number(await page.locator('#latency-chart').getAttribute('data-points'))).toBeGreaterThan(0);
+    // The hook's model call shows in the usage by model, as /admin/usage counts it.
+    const [used] = await eventually(async () => {
+      const rows = await usageBy('model');
+      if (rows.length === 0) throw new Error('no usage recorded yet');
+      return rows;
+    }, 400);
+    expect(used).toMatchObject({ requests: 1 });
+    await page.waitForFunction(
+      (model) => document.querySelector('#usage-model tbody tr td')?.textContent === model,
+      String(used!.model),
+      WAIT,
+    );
+    expect(await page.locator('#usage-model tbody tr').first().locator('td').allTextContents()).toEqual([
+      String(used!.model),
+      '1',
+      String(used!.prompt_tokens + used!.completion_tokens),
+      `$${Number(used!.cost).toFixed(4)}`,
+    ]);
 
     // A delivery the platform refuses shows up as a failed job, with its error and a retry button.
     platformStatus = 400;

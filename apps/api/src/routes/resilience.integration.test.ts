@@ -10,7 +10,7 @@ import {
 } from '@switchboard/testing';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
+import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 let primary: LocalServer;
 let backup: LocalServer;
@@ -144,16 +144,15 @@ describe('fallbacks', () => {
 
 describe('hang-ups, silence and garbage', () => {
   it('aborts the upstream request when a non-streaming client hangs up', async () => {
-    let closed!: () => void;
-    const upstreamClosed = new Promise<void>((resolve) => {
-      closed = resolve;
-    });
+    let upstreamClosed = false;
     let arrived!: () => void;
     const requestArrived = new Promise<void>((resolve) => {
       arrived = resolve;
     });
     primary.handle((_req, res, raw) => {
-      raw.socket.once('close', () => closed());
+      raw.socket.once('close', () => {
+        upstreamClosed = true;
+      });
       arrived(); // and never answers
       void res;
     });
@@ -161,13 +160,15 @@ describe('hang-ups, silence and garbage', () => {
     const pending = fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'main/gpt', messages: [{ role: 'user', content: 'x' }] }),
+      // Not main/gpt: its 1.5 s time-out would close the upstream connection by itself, and a
+      // hang-up the gateway does not pass on would go unseen. once/gpt waits the default 60 s.
+      body: JSON.stringify({ model: 'once/gpt', messages: [{ role: 'user', content: 'x' }] }),
       signal: controller.signal,
     }).catch(() => 'aborted');
     await requestArrived;
     controller.abort();
     expect(await pending).toBe('aborted');
-    await upstreamClosed; // the gateway let go of the upstream: the test would time out otherwise
+    await eventually(() => expect(upstreamClosed, 'the gateway closed its upstream connection').toBe(true), 500);
   });
 
   it('ends a stream with an error event when the upstream falls silent for longer than timeoutMs', async () => {

@@ -12,7 +12,7 @@ import {
 } from '@switchboard/testing';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
+import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 let openai: LocalServer;
 let claude: LocalServer;
@@ -324,18 +324,18 @@ describe('POST /v1/responses with stream: true', () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
 
     const stream = client.responses.stream({ model: 'mock/gpt-4o', input: 'x' });
-    await expect(stream.finalResponse()).rejects.toBeDefined();
+    // The client reads the error event's message, naming the upstream that broke off.
+    await expect(stream.finalResponse()).rejects.toThrow(/^Upstream 'mock' broke off the stream/);
   });
 
   it('aborts the upstream request when the client hangs up mid-stream', async () => {
-    let upstreamClosed!: () => void;
-    const closed = new Promise<void>((resolve) => {
-      upstreamClosed = resolve;
-    });
+    let upstreamClosed = false;
     openai.handle((_req, res, raw) => {
       openSse(res);
       writeSse(res, chunkBody('gpt-4o', { role: 'assistant', content: 'partial' }));
-      raw.socket.once('close', () => upstreamClosed()); // never finishes on its own
+      raw.socket.once('close', () => {
+        upstreamClosed = true; // the stream never finishes on its own
+      });
     });
     const controller = new AbortController();
     const res = await fetch(`${gateway.baseURL}/responses`, {
@@ -347,8 +347,9 @@ describe('POST /v1/responses with stream: true', () => {
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('partial')) seen += new TextDecoder().decode((await reader.read()).value);
+    expect(upstreamClosed).toBe(false);
     controller.abort();
-    await closed; // the gateway closed its upstream connection: the test would time out otherwise
+    await eventually(() => expect(upstreamClosed, 'the gateway closed its upstream connection').toBe(true), 500);
   });
 });
 
