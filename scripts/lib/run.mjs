@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,21 +20,17 @@ export function run(cmd, args, { env, toStderr = false } = {}) {
 }
 
 /**
- * `npm install` when node_modules is missing or older than the lockfile (it keeps what is there;
- * the lockfile is committed as npm writes it, every platform's optional binaries included, so
- * `npm ci` takes it too).
- *
- * @returns Whether the install rewrote package-lock.json (a lockfile out of step with package.json).
+ * `npm install` when node_modules is missing or older than the lockfile. Not `npm ci`: npm 11
+ * refuses it when the lockfile lacks other platforms' optional binaries (biome, turbo), which it
+ * leaves out when the lockfile is written on Linux; `npm install` honours the lockfile the same.
  */
 export function ensureInstalled({ toStderr = false } = {}) {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
-  if (!stale && existsSync(bin('turbo')) && existsSync(bin('tsc'))) return false;
-  const before = existsSync(lock) ? readFileSync(lock, 'utf8') : null;
+  if (!stale && existsSync(bin('turbo')) && existsSync(bin('tsc'))) return;
   (toStderr ? console.error : console.log)('switchboard: installing dependencies (npm install)…');
   run('npm', ['install', '--no-audit', '--no-fund'], { toStderr });
-  return before !== readFileSync(lock, 'utf8');
 }
 
 /** Builds every workspace (Turborepo caches what did not change). */
