@@ -1,6 +1,8 @@
 // What loading a file loads: a product file of a workspace must not load, directly or through any
 // chain of imports (another package's index included), what its workspace must not import.
 // Type-only imports load nothing, so they are left out here (.dependency-cruiser.cjs checks them).
+// (`import { type A } from 'x'` would still load x under verbatimModuleSyntax, and this pass would not see it;
+// biome's useImportType fails it, asking for `import type`.)
 const { MUST_NOT_IMPORT, TEST_CODE, src, indexOf, options } = require('./scripts/lib/layers.cjs');
 
 /** @type {import('dependency-cruiser').IConfiguration} */
