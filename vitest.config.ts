@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{apps,packages}/*/src/**/*.test.ts'],
+          include: ['{apps,packages}/*/src/**/*.test.ts', 'scripts/**/*.test.mjs'],
           exclude: ['**/*.integration.test.ts', '**/node_modules/**', '**/dist/**'],
         },
       },

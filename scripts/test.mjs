@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm test`: install if needed, build, type-check, lint, then every test against the real Redis.
+// `npm test`: install if needed, build, type-check, lint (biome, then the layering), then every test against the real Redis.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureRedis } from './lib/redis.mjs';
-import { build, ensureInstalled, root, tool } from './lib/run.mjs';
+import { build, ensureInstalled, root, run, tool } from './lib/run.mjs';
 
 // A fresh clone must install without changing a tracked file: the lockfile is committed as npm writes it.
 if (ensureInstalled()) {
@@ -15,6 +15,7 @@ if (ensureInstalled()) {
 build();
 tool('turbo', ['run', 'typecheck', '--output-logs=errors-only'], { env: { TURBO_TELEMETRY_DISABLED: '1' } });
 tool('biome', ['check', '.']);
+run(process.execPath, ['scripts/layering.mjs']); // the layering ARCHITECTURE.md states (dependency-cruiser)
 
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const redis = await ensureRedis(redisUrl, { quiet: true });

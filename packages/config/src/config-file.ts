@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { ConfigError } from '@switchboard/protocol';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ConfigError } from './config-error.js';
 import { type Env, interpolateEnv, MissingVariableError } from './interpolate.js';
 import { configSchema, type FileConfig } from './schema.js';
 

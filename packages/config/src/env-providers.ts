@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '@switchboard/protocol';
 import { describeIssues } from './config-file.js';
 import { type Env, referencedVariables } from './interpolate.js';
 import { type FileConfig, providerSchema } from './schema.js';

@@ -1,5 +1,6 @@
+// ConfigError lives in protocol, so a package that may not load the config (providers) can throw it.
+export { ConfigError, EXIT_CONFIG } from '@switchboard/protocol';
 export * from './cli.js';
-export * from './config-error.js';
 export * from './config-file.js';
 export * from './describe-settings.js';
 export * from './env-variables.js';

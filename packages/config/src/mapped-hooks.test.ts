@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
 import { loadSettings } from './settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-mapped-'));

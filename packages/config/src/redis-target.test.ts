@@ -1,5 +1,5 @@
+import { ConfigError } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
 import { parseRedisTarget } from './redis-target.js';
 
 describe('parseRedisTarget', () => {

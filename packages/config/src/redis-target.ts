@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '@switchboard/protocol';
 
 /** Where Redis is: one server, a Redis Cluster, or a master found through Redis Sentinel. */
 export type RedisTarget =

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { findChannel } from '@switchboard/channels';
-import { ConfigError, EXIT_CONFIG } from './config-error.js';
+import { ConfigError, EXIT_CONFIG } from '@switchboard/protocol';
 import { parseConfig, readConfigFile } from './config-file.js';
 import { addEnvProviders, unusedShortcutWarnings } from './env-providers.js';
 import type { Env } from './interpolate.js';

@@ -1,6 +1,7 @@
 export * from './admin-access.js';
 export * from './chat-request.js';
 export * from './chat-response.js';
+export * from './config-error.js';
 export * from './delivery-event.js';
 export * from './embeddings.js';
 export * from './error-body.js';

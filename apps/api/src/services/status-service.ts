@@ -1,7 +1,29 @@
-import { INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/hub';
-import { type ChannelStatus, type WorkerInfo, withTimeout } from '@switchboard/state';
-import type { AppDeps } from '../deps.js';
+import type { Hook } from '@switchboard/channels';
+import { type Hub, INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/hub';
+import type { Gateway } from '@switchboard/providers';
+import {
+  type ActiveSessions,
+  type ChannelStats,
+  type ChannelStatus,
+  type RedisClient,
+  type WorkerInfo,
+  type WorkerRegistry,
+  withTimeout,
+} from '@switchboard/state';
 import { type DeploymentStatus, deploymentStatus } from './deployment-status.js';
+
+/** What /status and the shared gauges read from: the parts of the app's deps they use (deps.ts builds them). */
+export interface StatusSources {
+  redis: Pick<RedisClient, 'status'>;
+  readyHub: () => Promise<Pick<Hub, 'queue'>>;
+  hooks: ReadonlyMap<string, Pick<Hook, 'name' | 'config'>>;
+  channelStats: Pick<ChannelStats, 'read'>;
+  sessions: Pick<ActiveSessions, 'count'>;
+  workers: Pick<WorkerRegistry, 'list'>;
+  gateway: Gateway;
+  version: string;
+  startedAt: Date;
+}
 
 export interface StatusRecord {
   status: 'ok' | 'degraded';
@@ -28,7 +50,7 @@ export interface SharedState {
 }
 
 /** Channels, active sessions, the inbound queue's counts and the workers, read at once; fails while Redis is away. */
-export async function readSharedState(deps: AppDeps): Promise<SharedState> {
+export async function readSharedState(deps: StatusSources): Promise<SharedState> {
   if (deps.redis.status !== 'ready') throw new Error('redis not ready');
   const [channels, activeSessions, queue, workers] = await Promise.all([
     deps.channelStats.read(hookList(deps)),
@@ -39,13 +61,13 @@ export async function readSharedState(deps: AppDeps): Promise<SharedState> {
   return { channels, activeSessions, queue, workers };
 }
 
-const hookList = (deps: AppDeps) => [...deps.hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
+const hookList = (deps: StatusSources) => [...deps.hooks.values()].map((hook) => ({ name: hook.name, type: hook.config.type }));
 
 /**
  * The operator's view. Everything but uptime is read from Redis, so every API process reports
  * the same figures; with Redis away the record still answers, marked `degraded`.
  */
-export async function readStatus(deps: AppDeps): Promise<StatusRecord> {
+export async function readStatus(deps: StatusSources): Promise<StatusRecord> {
   const base = {
     version: deps.version,
     uptime_seconds: Math.floor((Date.now() - deps.startedAt.getTime()) / 1000),

@@ -1,5 +1,5 @@
-import { ConfigError, type RoutesConfig } from '@switchboard/config';
-import { AppError, invalidRequest } from '@switchboard/protocol';
+import type { RoutesConfig } from '@switchboard/config';
+import { AppError, ConfigError, invalidRequest } from '@switchboard/protocol';
 import type { ModelKind, ModelRegistry, ResolvedModel } from '../registry.js';
 
 export interface RouteMember {
