@@ -1,15 +1,17 @@
+import { BatchedWriter } from './batched-writer.js';
 import type { StateKeys } from './keys.js';
 import type { RedisClient } from './redis.js';
 
 /**
  * Active sessions: one sorted-set member per user or conversation, scored by its last message
  * time. A member counts while seen within the window, so every process reading the set agrees.
- * Touches are gathered in the process and written once per `flushMs` (one round trip however many
- * messages came): the count lags by at most that, against a window of minutes.
+ * Touches are gathered in the process and written at most `flushMs` after the first (one round
+ * trip however many messages came): the count lags by at most that, against a window of minutes.
+ * Touches whose write failed are kept and written with the next ones (a later touch wins).
  */
 export class ActiveSessions {
-  readonly #touched = new Map<string, number>();
-  readonly #timer: NodeJS.Timeout;
+  /** Session → when it was last touched, until written. */
+  readonly #writer: BatchedWriter<Map<string, number>>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -17,41 +19,45 @@ export class ActiveSessions {
     private readonly windowSeconds: number,
     options: { flushMs?: number } = {},
   ) {
-    this.#timer = setInterval(() => void this.flush().catch(() => {}), options.flushMs ?? 1_000);
-    this.#timer.unref();
+    this.#writer = new BatchedWriter<Map<string, number>>({
+      open: () => new Map(),
+      write: (touched) => this.#write(touched),
+      onFailure: {
+        keep(failed, gathering) {
+          for (const [session, at] of failed) if (!gathering.has(session)) gathering.set(session, at);
+        },
+      },
+      flushMs: options.flushMs,
+    });
   }
 
   /** Marks `session` (e.g. `api:alice`, `hook:support:bob`) active now. */
   touch(session: string, now = Date.now()): void {
-    this.#touched.set(session, now);
+    this.#writer.batch.set(session, now);
   }
 
   /** Writes the touches gathered since the last flush and drops members past the window. */
-  async flush(now = Date.now()): Promise<void> {
-    if (this.#touched.size === 0) return;
-    const members = [...this.#touched].flatMap(([session, at]) => [at, session]);
-    const touched = new Map(this.#touched);
-    this.#touched.clear();
-    try {
-      await this.redis
-        .multi()
-        .zadd(this.keys.activeSessions, ...members)
-        .zremrangebyscore(this.keys.activeSessions, '-inf', now - this.windowSeconds * 1000)
-        .pexpire(this.keys.activeSessions, this.windowSeconds * 1000)
-        .exec();
-    } catch (err) {
-      for (const [session, at] of touched) if (!this.#touched.has(session)) this.#touched.set(session, at);
-      throw err;
-    }
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
   async count(now = Date.now()): Promise<number> {
     return this.redis.zcount(this.keys.activeSessions, now - this.windowSeconds * 1000, '+inf');
   }
 
-  /** Stops the timer and writes what is pending. */
+  /** Writes what is pending (bounded: Redis may be away). */
   async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.flush().catch(() => {});
+    await this.#writer.close().catch(() => {});
+  }
+
+  #write(touched: Map<string, number>): Promise<unknown> {
+    const now = Date.now();
+    const members = [...touched].flatMap(([session, at]) => [at, session]);
+    return this.redis
+      .multi()
+      .zadd(this.keys.activeSessions, ...members)
+      .zremrangebyscore(this.keys.activeSessions, '-inf', now - this.windowSeconds * 1000)
+      .pexpire(this.keys.activeSessions, this.windowSeconds * 1000)
+      .exec();
   }
 }

@@ -1,3 +1,4 @@
+import { BatchedWriter } from './batched-writer.js';
 import type { StateKeys } from './keys.js';
 import type { RedisClient } from './redis.js';
 
@@ -31,23 +32,32 @@ interface Pending {
 
 /**
  * Per-hook counters in one Redis hash each, so every API and worker process reports the same
- * figures. Messages in and out are counted in the process and written once per `flushMs` (one
- * round trip for all hooks, not two per message): /status lags by at most that long, and a
- * process that dies loses at most that much counting. Failures are written at once, after what
- * is pending, so a success counted before a failure never clears it. A channel's `connected`
- * is what the latest evidence says (see `ChannelStatus.connected`).
+ * figures. Messages in and out are counted in the process and written at most `flushMs` after the
+ * first (one round trip for all hooks, not two per message): /status lags by at most that long,
+ * and a process that dies loses at most that much counting; counts whose write failed are kept
+ * for the next. Failures are written at once, with what is pending before them, so a success
+ * counted before a failure never clears it. A channel's `connected` is what the latest evidence
+ * says (see `ChannelStatus.connected`).
  */
 export class ChannelStats {
-  readonly #pending = new Map<string, Pending>();
-  readonly #timer: NodeJS.Timeout;
+  /** Hook name → what was counted since the last write. */
+  readonly #writer: BatchedWriter<Map<string, Pending>>;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StateKeys,
     options: { flushMs?: number } = {},
   ) {
-    this.#timer = setInterval(() => void this.flush().catch(() => {}), options.flushMs ?? 1_000);
-    this.#timer.unref();
+    this.#writer = new BatchedWriter<Map<string, Pending>>({
+      open: () => new Map(),
+      write: (pending) => {
+        const multi = this.redis.multi();
+        this.#addTo(multi, pending);
+        return multi.exec();
+      },
+      onFailure: { keep: (failed, gathering) => this.#merge(failed, gathering) },
+      flushMs: options.flushMs,
+    });
   }
 
   recordInbound(name: string, at = new Date()): void {
@@ -71,13 +81,16 @@ export class ChannelStats {
     error: string,
     options: { credentialsRefused?: boolean; delivery?: boolean } = {},
   ): Promise<void> {
-    const multi = this.redis.multi();
-    this.#drainInto(multi);
-    multi
-      .hincrby(this.keys.channel(name), 'failures', options.delivery === false ? 0 : 1)
-      .hset(this.keys.channel(name), 'last_error', error.slice(0, 500), 'last_error_at', new Date().toISOString());
-    if (options.credentialsRefused) multi.hset(this.keys.channel(name), 'credentials_refused', '1');
-    await multi.exec();
+    // What is pending goes in the same MULTI, before the failure (lost with it if it fails).
+    await this.#writer.writeWith((pending) => {
+      const multi = this.redis.multi();
+      if (pending) this.#addTo(multi, pending);
+      multi
+        .hincrby(this.keys.channel(name), 'failures', options.delivery === false ? 0 : 1)
+        .hset(this.keys.channel(name), 'last_error', error.slice(0, 500), 'last_error_at', new Date().toISOString());
+      if (options.credentialsRefused) multi.hset(this.keys.channel(name), 'credentials_refused', '1');
+      return multi.exec();
+    });
   }
 
   /**
@@ -98,22 +111,13 @@ export class ChannelStats {
   }
 
   /** Writes what was counted since the last flush; on failure it stays pending for the next. */
-  async flush(): Promise<void> {
-    if (this.#pending.size === 0) return;
-    const multi = this.redis.multi();
-    const drained = this.#drainInto(multi);
-    try {
-      await multi.exec();
-    } catch (err) {
-      for (const [name, pending] of drained) this.#merge(name, pending);
-      throw err;
-    }
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
-  /** Stops the timer and writes what is pending. */
+  /** Writes what is pending (bounded: Redis may be away). */
   async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.flush().catch(() => {});
+    await this.#writer.close().catch(() => {});
   }
 
   async read(hooks: { name: string; type: string }[]): Promise<ChannelStatus[]> {
@@ -137,28 +141,29 @@ export class ChannelStats {
     });
   }
 
-  #entry(name: string): Pending {
-    let pending = this.#pending.get(name);
+  #entry(name: string, gathering = this.#writer.batch): Pending {
+    let pending = gathering.get(name);
     if (!pending) {
       pending = { in: 0, out: 0 };
-      this.#pending.set(name, pending);
+      gathering.set(name, pending);
     }
     return pending;
   }
 
-  #merge(name: string, earlier: Pending): void {
-    const pending = this.#entry(name);
-    pending.in += earlier.in;
-    pending.out += earlier.out;
-    pending.lastIn ??= earlier.lastIn;
-    pending.lastOut ??= earlier.lastOut;
+  /** Puts counts whose write failed back into those being gathered (later timestamps win). */
+  #merge(failed: Map<string, Pending>, gathering: Map<string, Pending>): void {
+    for (const [name, earlier] of failed) {
+      const pending = this.#entry(name, gathering);
+      pending.in += earlier.in;
+      pending.out += earlier.out;
+      pending.lastIn ??= earlier.lastIn;
+      pending.lastOut ??= earlier.lastOut;
+    }
   }
 
-  /** Moves everything pending into `multi` and returns it (to put back if the write fails). */
-  #drainInto(multi: ReturnType<RedisClient['multi']>): Map<string, Pending> {
-    const drained = new Map(this.#pending);
-    this.#pending.clear();
-    for (const [name, pending] of drained) {
+  /** Adds the writes of `counts` to `multi`. */
+  #addTo(multi: ReturnType<RedisClient['multi']>, counts: Map<string, Pending>): void {
+    for (const [name, pending] of counts) {
       const key = this.keys.channel(name);
       if (pending.in) multi.hincrby(key, 'messages_in', pending.in).hset(key, 'last_inbound_at', pending.lastIn!);
       if (pending.out) {
@@ -166,7 +171,6 @@ export class ChannelStats {
         multi.hset(key, 'last_outbound_at', pending.lastOut!, 'failures', '0', 'credentials_refused', '0', 'connected', '1');
       }
     }
-    return drained;
   }
 }
 

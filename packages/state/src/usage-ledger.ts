@@ -1,3 +1,4 @@
+import { BatchedWriter } from './batched-writer.js';
 import type { StateKeys } from './keys.js';
 import { defineCommands, type RedisClient } from './redis.js';
 
@@ -78,11 +79,6 @@ return {0, ''}
 interface Batch {
   hashes: Map<string, Map<string, number>>;
   counters: Map<string, { delta: number; ttlMs: number }>;
-  written: Promise<void>;
-  /** Writes the batch now (at the latest when its timer fires). */
-  flush(): void;
-  /** True once a budget counter is in it: then it is written at the end of the turn. */
-  soon: boolean;
 }
 
 /** How long usage records of calls without a budget are gathered before they are written. */
@@ -118,8 +114,8 @@ const fieldPrefix = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>) =>
  */
 export class UsageLedger {
   readonly #redis: LedgerRedis;
-  /** The records gathered and not yet written. */
-  #batch: Batch | undefined;
+  /** The records gathered and not yet written; a failed write drops them (its callers hear why). */
+  readonly #writer: BatchedWriter<Batch>;
   /** The usage hash of the UTC day last recorded in (days since the epoch, and its key). */
   #day = { number: Number.NaN, hash: '' };
 
@@ -130,6 +126,12 @@ export class UsageLedger {
   ) {
     defineCommands(redis, { sbBudgetReserve: { lua: RESERVE } });
     this.#redis = redis as LedgerRedis;
+    this.#writer = new BatchedWriter<Batch>({
+      open: () => ({ hashes: new Map(), counters: new Map() }),
+      write: (batch) => this.#write(batch),
+      onFailure: 'drop',
+      flushMs: RECORD_EVERY_MS,
+    });
   }
 
   /** Reserves `estimate` on every limit of `subjects`, or says which limit is already reached. One round trip. */
@@ -176,12 +178,8 @@ export class UsageLedger {
    * settles with the write. `close()` writes what is gathered.
    */
   record(entry: UsageEntry, reservation: Reservation, now = new Date()): Promise<void> {
-    this.#batch ??= this.#openBatch();
-    const batch = this.#batch;
-    if (reservation.holds.length > 0 && !batch.soon) {
-      batch.soon = true;
-      setImmediate(batch.flush);
-    }
+    const batch = this.#writer.batch;
+    if (reservation.holds.length > 0) this.#writer.soon();
     if (this.options.recordUsage) {
       const hash = this.#dayHash(now);
       const fields = batch.hashes.get(hash) ?? new Map<string, number>();
@@ -203,7 +201,7 @@ export class UsageLedger {
       counter.delta += used[hold.limit] - hold.amount;
       batch.counters.set(hold.counter, counter);
     }
-    return batch.written;
+    return this.#writer.written;
   }
 
   #dayHash(now: Date): string {
@@ -212,46 +210,27 @@ export class UsageLedger {
     return this.#day.hash;
   }
 
-  #openBatch(): Batch {
-    const hashes = new Map<string, Map<string, number>>();
-    const counters = new Map<string, { delta: number; ttlMs: number }>();
-    let settle!: { resolve: () => void; reject: (err: unknown) => void };
-    const written = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    let done = false;
-    const flush = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (this.#batch === batch) this.#batch = undefined;
-      if (hashes.size === 0 && counters.size === 0) return settle.resolve();
-      const multi = this.#redis.multi();
-      for (const [hash, fields] of hashes) {
-        for (const [name, by] of fields) {
-          if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
-          else multi.hincrby(hash, name, by);
-        }
-        multi.pexpire(hash, this.options.retentionDays * DAY_MS);
+  /** One MULTI for a batch (none when it holds nothing: usage not recorded, no budget). */
+  #write({ hashes, counters }: Batch): Promise<unknown> {
+    if (hashes.size === 0 && counters.size === 0) return Promise.resolve();
+    const multi = this.#redis.multi();
+    for (const [hash, fields] of hashes) {
+      for (const [name, by] of fields) {
+        if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
+        else multi.hincrby(hash, name, by);
       }
-      for (const [counter, { delta, ttlMs }] of counters) {
-        if (delta !== 0) multi.incrbyfloat(counter, delta);
-        multi.pexpire(counter, ttlMs);
-      }
-      multi.exec().then(() => settle.resolve(), settle.reject);
-    };
-    const timer = setTimeout(flush, RECORD_EVERY_MS);
-    timer.unref();
-    const batch: Batch = { hashes, counters, written, flush, soon: false };
-    return batch;
+      multi.pexpire(hash, this.options.retentionDays * DAY_MS);
+    }
+    for (const [counter, { delta, ttlMs }] of counters) {
+      if (delta !== 0) multi.incrbyfloat(counter, delta);
+      multi.pexpire(counter, ttlMs);
+    }
+    return multi.exec();
   }
 
-  /** Writes the records gathered so far (at shutdown); resolves once Redis took them. */
-  async close(): Promise<void> {
-    const batch = this.#batch;
-    if (!batch) return;
-    batch.flush();
-    await batch.written;
+  /** Writes the records gathered so far (at shutdown); resolves once Redis took them (bounded). */
+  close(): Promise<void> {
+    return this.#writer.close();
   }
 
   /** Gives a reservation back (a call that failed before using anything). */
