@@ -12,9 +12,10 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import { v1Metrics } from './middleware/v1-metrics.js';
+import { type PolicyMatch, routePolicy } from './route-policy.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminUsageRoutes } from './routes/admin-usage.js';
-import { BULL_BOARD_PATH, bullBoard } from './routes/bull-board.js';
+import { bullBoard } from './routes/bull-board.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { embeddingsRoutes } from './routes/embeddings.js';
@@ -27,17 +28,10 @@ import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
 import { closeMeters } from './services/metering.js';
 
-/** Routes behind API keys and the client rate limit: the facade and the operator's status. */
-const guarded = (path: string) => path.startsWith('/v1/') || path === '/v1' || path === '/status';
-
-/** The operator's routes, behind admin keys (Bull Board has a login of its own, below). */
-const isAdmin = (path: string) => path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
-const isBullBoard = (path: string) => path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`);
-
-/** `support` for `/hooks/support`; undefined for any other path. */
-const hookNamed = (path: string) => /^\/hooks\/([^/]+)$/.exec(path)?.[1];
-
-/** Every route the app serves (but Bull Board, mounted beside it); /openapi.json lists them all. */
+/**
+ * Every route the app serves (but Bull Board, mounted beside it); /openapi.json lists them all, and
+ * route-policy.ts says who may call each.
+ */
 export function appRouter(deps: AppDeps): Router {
   const router = new Router();
   chatCompletionsRoutes(router, deps);
@@ -76,21 +70,29 @@ export function createApp(deps: AppDeps): Koa {
       throw methodNotAllowed(ctx.method, ctx.path, allow ? allow.split(/,\s*/) : []);
     }
   });
+  app.use((ctx, next) => {
+    // One look-up: which guard, rate limit and body reader this request gets (route-policy.ts).
+    ctx.state.policy = routePolicy(ctx.method, ctx.path);
+    return next();
+  });
+  const policy = (ctx: Context) => ctx.state.policy as PolicyMatch;
   app.use(cors(config.cors.origins));
-  app.use(apiKeyAuth(config.apiKeys, guarded));
+  const apiKey = apiKeyAuth(config.apiKeys, () => true); // asked only where the guard is apiKey, below
+  app.use((ctx, next) => (policy(ctx).guard === 'apiKey' ? apiKey(ctx, next) : next()));
   app.use(
     rateLimit({
       limiter: deps.rateLimiter,
       logger: deps.logger,
       onRedisError: 'open', // the facade never waits on Redis; a hook without Redis answers 503 anyway
       subject: (ctx: Context) => {
-        const hook = ctx.method === 'POST' ? hookNamed(ctx.path) : undefined;
-        if (hook) {
+        const { rateLimit: counted, params } = policy(ctx);
+        if (counted === 'hook') {
           // A hook's own budget, all senders together.
+          const hook = String(params.name);
           const limit = deps.hooks.get(hook)?.config.rateLimit?.requestsPerMinute;
           return limit ? { subject: `hook:${hook}`, limit } : null;
         }
-        if (!guarded(ctx.path)) return null;
+        if (counted !== 'client') return null;
         const client = ctx.state.client as ApiClient | undefined;
         const limit = client?.requestsPerMinute ?? config.rateLimit?.requestsPerMinute;
         if (!limit) return null;
@@ -103,8 +105,9 @@ export function createApp(deps: AppDeps): Koa {
   const boardLogin = adminAuth(config.adminKeys, apiKeysSet, { browserLogin: true });
   const board = bullBoard(deps);
   app.use((ctx, next) => {
-    if (isBullBoard(ctx.path)) return boardLogin(ctx, () => board(ctx, next)); // it parses its own bodies
-    return isAdmin(ctx.path) ? operator(ctx, next) : next();
+    const { guard } = policy(ctx);
+    if (guard === 'boardLogin') return boardLogin(ctx, () => board(ctx, next)); // Bull Board, mounted on its area
+    return guard === 'operator' ? operator(ctx, next) : next();
   });
   const parseJson = koaBody({
     json: true,
@@ -118,8 +121,8 @@ export function createApp(deps: AppDeps): Koa {
     },
   });
   app.use((ctx, next) => {
-    // Hooks read their raw bytes themselves: platform signatures are computed over them.
-    if (ctx.path.startsWith('/hooks/') || isBullBoard(ctx.path) || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
+    // Hooks read their raw bytes themselves (platform signatures are computed over them), Bull Board its own.
+    if (policy(ctx).body === 'own' || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     requireJsonContentType(ctx);
     return parseJson(ctx, next);
   });

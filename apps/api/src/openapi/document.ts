@@ -1,10 +1,36 @@
 import { errorBodySchema } from '@switchboard/protocol';
 import { z } from 'zod';
-import { OPERATIONS, type Operation, type Security } from './operations.js';
+import { type Guard, ROUTES } from '../route-policy.js';
+import { OPERATIONS, type Operation } from './operations.js';
 
 type Json = Record<string, unknown>;
 
-const SECURITY: Record<Exclude<Security, 'none'>, Json> = {
+type Scheme = 'apiKey' | 'adminKey' | 'adminBrowser' | 'hookToken';
+
+/** The security scheme of each guard; null: no credentials in headers (a handshake checks its query). */
+const SCHEME_OF: Record<Guard, Scheme | null> = {
+  public: null,
+  apiKey: 'apiKey',
+  operator: 'adminKey',
+  boardLogin: 'adminBrowser',
+  hook: 'hookToken',
+  handshake: null,
+};
+
+/** `/hooks/:name` and `/v1/models/*id` as OpenAPI writes them. */
+const openApiPath = (path: string) => path.replace(/[:*](\w+)/g, '{$1}');
+
+const GUARDS = new Map(ROUTES.map((route) => [`${route.method.toLowerCase()} ${openApiPath(route.path)}`, route.guard]));
+
+/** The operation's `security`, from its route's guard; an operation without one is a mistake of ours. */
+function securityOf(operation: Operation): Json[] {
+  const guard = GUARDS.get(`${operation.method} ${operation.path}`);
+  if (!guard) throw new Error(`route-policy.ts has no route for ${operation.method.toUpperCase()} ${operation.path}`);
+  const scheme = SCHEME_OF[guard];
+  return scheme ? [{ [scheme]: [] }] : [];
+}
+
+const SECURITY: Record<Scheme, Json> = {
   apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`apiKeys`); open when none are configured.' },
   adminKey: { type: 'http', scheme: 'bearer', description: 'An admin key (`adminKeys`); API keys never open these routes.' },
   adminBrowser: {
@@ -110,7 +136,7 @@ function describeOperation(operation: Operation): Json {
     operationId: `${operation.method}${operation.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     tags: [operation.tag],
     summary: operation.summary,
-    ...(operation.security === 'none' ? { security: [] } : { security: [{ [operation.security]: [] }] }),
+    security: securityOf(operation),
     ...(parameters.length ? { parameters } : {}),
     ...(operation.body
       ? {

@@ -7,17 +7,15 @@ import { BULL_BOARD_PATH } from '../routes/bull-board.js';
 /**
  * Every route the API serves, as /openapi.json describes it. Request bodies and query strings are
  * the zod schemas the routes validate with (one source of truth); a test checks that every route
- * the router serves is listed here.
+ * the router serves is listed here. Each operation's `security` is its route's guard in
+ * route-policy.ts (document.ts).
  */
-export type Security = 'apiKey' | 'adminKey' | 'adminBrowser' | 'hookToken' | 'none';
-
 export interface Operation {
   method: 'get' | 'post';
   /** OpenAPI style: `/hooks/{name}`. */
   path: string;
   tag: 'facade' | 'hooks' | 'health' | 'admin' | 'docs';
   summary: string;
-  security: Security;
   query?: z.ZodObject;
   /** Component name → schema of the JSON body. */
   body?: { name: string; schema: z.ZodType; required: boolean };
@@ -36,7 +34,6 @@ export const OPERATIONS: Operation[] = [
     path: '/v1/chat/completions',
     tag: 'facade',
     summary: 'Chat completion (OpenAI-compatible); `stream: true` answers Server-Sent Events',
-    security: 'apiKey',
     body: { name: 'ChatCompletionRequest', schema: chatCompletionRequestSchema, required: true },
     responses: { 200: 'A chat completion, or an SSE stream of chunks', ...facadeErrors },
   },
@@ -45,7 +42,6 @@ export const OPERATIONS: Operation[] = [
     path: '/v1/responses',
     tag: 'facade',
     summary: 'Responses API (OpenAI-compatible); `stream: true` answers named SSE events',
-    security: 'apiKey',
     body: { name: 'ResponsesRequest', schema: responsesRequestSchema, required: true },
     responses: { 200: 'A Response object, or an SSE stream of events', ...facadeErrors },
   },
@@ -54,7 +50,6 @@ export const OPERATIONS: Operation[] = [
     path: '/v1/embeddings',
     tag: 'facade',
     summary: 'Embeddings (OpenAI-compatible)',
-    security: 'apiKey',
     body: { name: 'EmbeddingsRequest', schema: embeddingsRequestSchema, required: true },
     responses: { 200: 'A list of embeddings', ...facadeErrors },
   },
@@ -63,7 +58,6 @@ export const OPERATIONS: Operation[] = [
     path: '/v1/models',
     tag: 'facade',
     summary: 'The models and routes served',
-    security: 'apiKey',
     responses: { 200: 'A list of models', 401: facadeErrors[401] },
   },
   {
@@ -71,7 +65,6 @@ export const OPERATIONS: Operation[] = [
     path: '/v1/models/{id}',
     tag: 'facade',
     summary: 'One model (its id may contain slashes)',
-    security: 'apiKey',
     responses: { 200: 'The model', 401: facadeErrors[401], 404: 'No such model' },
   },
   {
@@ -80,7 +73,6 @@ export const OPERATIONS: Operation[] = [
     tag: 'hooks',
     summary:
       'An inbound message. A generic hook takes this body with `Authorization: Bearer <hook token>`; Slack, Telegram, Discord, WhatsApp, Mattermost, Teams and mapped hooks take their senders’ own signed payloads.',
-    security: 'hookToken',
     body: { name: 'GenericHookMessage', schema: genericBodySchema, required: true },
     responses: {
       200: 'The platform’s expected answer',
@@ -97,7 +89,6 @@ export const OPERATIONS: Operation[] = [
     tag: 'hooks',
     summary:
       'A platform’s subscription handshake (WhatsApp: `hub.mode`, `hub.verify_token`, `hub.challenge`); other hooks answer 405',
-    security: 'none',
     responses: {
       200: 'The challenge, as text',
       400: 'Malformed challenge',
@@ -111,7 +102,6 @@ export const OPERATIONS: Operation[] = [
     path: '/hooks/{name}/jobs/{id}',
     tag: 'hooks',
     summary: 'A generic hook’s message: queued, active, completed (with its reply) or failed',
-    security: 'hookToken',
     responses: { 200: 'The job', 401: 'Bad token', 404: 'No such job' },
   },
   {
@@ -119,17 +109,15 @@ export const OPERATIONS: Operation[] = [
     path: '/hooks/{name}/jobs/{id}/stream',
     tag: 'hooks',
     summary: 'The reply as it is written (SSE, resumable with Last-Event-ID)',
-    security: 'hookToken',
     content: 'text/event-stream',
     responses: { 200: 'Server-Sent Events', 401: 'Bad token', 404: 'No such job' },
   },
-  { method: 'get', path: '/health', tag: 'health', summary: 'The process is up', security: 'none', responses: { 200: 'Up' } },
+  { method: 'get', path: '/health', tag: 'health', summary: 'The process is up', responses: { 200: 'Up' } },
   {
     method: 'get',
     path: '/ready',
     tag: 'health',
     summary: 'Redis answers',
-    security: 'none',
     responses: { 200: 'Ready', 503: 'Not ready' },
   },
   {
@@ -137,7 +125,6 @@ export const OPERATIONS: Operation[] = [
     path: '/status',
     tag: 'health',
     summary: 'Channels, queues, workers and deployments, the same from every API process',
-    security: 'apiKey',
     responses: { 200: 'The status record', 401: facadeErrors[401] },
   },
   {
@@ -145,7 +132,6 @@ export const OPERATIONS: Operation[] = [
     path: '/metrics',
     tag: 'admin',
     summary: 'Prometheus metrics (text exposition format) of this API process and the shared gauges',
-    security: 'adminKey',
     responses: { 200: 'Metrics in the Prometheus text format', ...adminErrors, 404: 'Metrics are off (metrics.enabled: false)' },
   },
   {
@@ -153,7 +139,6 @@ export const OPERATIONS: Operation[] = [
     path: '/admin/status',
     tag: 'admin',
     summary: 'The /status record, for holders of an admin key',
-    security: 'adminKey',
     responses: { 200: 'The status record', ...adminErrors },
   },
   {
@@ -161,7 +146,6 @@ export const OPERATIONS: Operation[] = [
     path: '/admin/activity',
     tag: 'admin',
     summary: 'Messages completed and failed, and latency, per minute',
-    security: 'adminKey',
     query: activityQuerySchema,
     responses: { 200: 'One entry per minute, oldest first', 400: 'Invalid query', ...adminErrors },
   },
@@ -170,7 +154,6 @@ export const OPERATIONS: Operation[] = [
     path: '/admin/usage',
     tag: 'admin',
     summary: 'Requests, tokens and cost per API key, model or hook over UTC days',
-    security: 'adminKey',
     query: usageQuerySchema,
     responses: { 200: 'One row per key, model or hook, sorted by name', 400: 'Invalid query', ...adminErrors },
   },
@@ -179,7 +162,6 @@ export const OPERATIONS: Operation[] = [
     path: '/admin/jobs',
     tag: 'admin',
     summary: 'Hook jobs by state (and hook), newest first, with their error',
-    security: 'adminKey',
     query: listJobsQuerySchema,
     responses: { 200: 'A list of jobs', 400: 'Invalid query', ...adminErrors, 404: 'No such hook' },
   },
@@ -188,7 +170,6 @@ export const OPERATIONS: Operation[] = [
     path: '/admin/jobs/{id}/retry',
     tag: 'admin',
     summary: 'Runs a failed job again: a failed delivery is re-sent from the stored reply, without asking the model again',
-    security: 'adminKey',
     responses: { 202: 'Queued again', ...adminErrors, 404: 'No such job', 409: 'The job has not failed' },
   },
   {
@@ -196,7 +177,6 @@ export const OPERATIONS: Operation[] = [
     path: '/admin/hooks/{name}/retry',
     tag: 'admin',
     summary: 'Retries a hook’s failed jobs, oldest failure first',
-    security: 'adminKey',
     body: { name: 'BulkRetryRequest', schema: bulkRetryBodySchema, required: false },
     responses: { 202: 'The jobs queued again', 400: 'Invalid body', ...adminErrors, 404: 'No such hook' },
   },
@@ -205,7 +185,6 @@ export const OPERATIONS: Operation[] = [
     path: BULL_BOARD_PATH,
     tag: 'admin',
     summary: 'Bull Board, BullMQ’s UI (and its API under this path); HTTP Basic with an admin key as the password',
-    security: 'adminBrowser',
     content: 'text/html',
     responses: { 200: 'The Bull Board page', 401: 'Missing or wrong admin key' },
   },
@@ -214,7 +193,6 @@ export const OPERATIONS: Operation[] = [
     path: '/dashboard',
     tag: 'admin',
     summary: 'The operator’s live dashboard (the page asks for an admin key; it holds no data itself)',
-    security: 'none',
     content: 'text/html',
     responses: { 200: 'The page' },
   },
@@ -223,7 +201,6 @@ export const OPERATIONS: Operation[] = [
     path: '/dashboard/{file}',
     tag: 'admin',
     summary: 'The dashboard’s scripts and styles',
-    security: 'none',
     content: 'text/javascript',
     responses: { 200: 'The file', 404: 'No such file' },
   },
@@ -232,7 +209,6 @@ export const OPERATIONS: Operation[] = [
     path: '/openapi.json',
     tag: 'docs',
     summary: 'This document',
-    security: 'none',
     responses: { 200: 'OpenAPI 3.1' },
   },
 ];
