@@ -1,8 +1,8 @@
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import type { ChatMessage } from '@switchboard/protocol';
+import type { MeteredCallSpec } from '@switchboard/state';
 import type { WorkerDeps } from './deps.js';
 import type { MessageJob } from './message-job.js';
-import { meterHookCall } from './metering.js';
 
 /**
  * The reply to a message, generated at most once per job: a reply recorded by an earlier run is
@@ -13,7 +13,7 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
   const recorded = await recordedReply(deps, job, earlier);
   if (recorded) return recorded;
   const messages = await promptFor(deps, job);
-  const metered = await meterHookCall(deps, job, messages);
+  const metered = await deps.meter.open(hookCall(job, messages));
   const call = { signal, requestId: job.jobId, onUsage: metered.onUsage };
   const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, call).finally(metered.close);
   const reply = { text: completion.choices[0]?.message.content ?? '', model: completion.model, created: completion.created };
@@ -39,4 +39,10 @@ export async function promptFor(deps: WorkerDeps, job: MessageJob): Promise<Chat
     ...history,
     { role: 'user', content: job.queued.message.text },
   ];
+}
+
+/** The hook's model call as the meter sees it: the hook pays, under its `budget`. */
+export function hookCall(job: MessageJob, messages: ChatMessage[]): MeteredCallSpec {
+  const { name, config } = job.hook;
+  return { payer: { hook: name, budget: config.budget }, model: config.model, prompt: messages };
 }

@@ -2,10 +2,9 @@ import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { CallContext } from '@switchboard/providers';
-import { promptFor, recordedReply } from './answer.js';
+import { hookCall, promptFor, recordedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
 import type { MessageJob } from './message-job.js';
-import { meterHookCall } from './metering.js';
 import { PacedUpdates } from './paced-updates.js';
 
 /**
@@ -56,7 +55,7 @@ async function streamReply(
 ): Promise<Reply> {
   live.thinking();
   const messages = await promptFor(deps, job);
-  const metered = await meterHookCall(deps, job, messages);
+  const metered = await deps.meter.open(hookCall(job, messages));
   try {
     return await streamWith(deps, job, live, messages, { signal, requestId: job.jobId, onUsage: metered.onUsage }, log);
   } finally {

@@ -2,7 +2,7 @@ import type { FileConfig } from '@switchboard/config';
 import { QuotaExceeded, serviceUnavailable, type Usage } from '@switchboard/protocol';
 import type { StateKeys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { type BudgetSubject, type Reservation, UsageLedger } from './usage-ledger.js';
+import { type BudgetLimits, type Reservation, UsageLedger } from './usage-ledger.js';
 
 /** A model's price per million prompt (`input`) and completion (`output`) tokens. */
 export interface Price {
@@ -10,23 +10,36 @@ export interface Price {
   output: number;
 }
 
-/** One model call to meter: who makes it, for which model, under which budgets. */
+/**
+ * Who pays for a model call and under which budget: an API key (a /v1 request; `-` when the
+ * request has none) or a hook (the model calls its messages make). The budget is the
+ * configuration's `budget` object, the same for both.
+ */
+export type Payer = { key: string; budget?: BudgetLimits | undefined } | { hook: string; budget?: BudgetLimits | undefined };
+
+/** One model call to meter: who pays, for which model, and what it asks (for the estimate). */
 export interface MeteredCallSpec {
-  /** The API key's name (or short id); `-` for none. */
-  key: string;
-  /** The hook's name; `-` for /v1 traffic. */
-  hook: string;
+  payer: Payer;
   /** The model name as requested. */
   model: string;
   /** Also tried for the estimate's price (e.g. what `default` stands for); only asked when a budget applies. */
   resolvedModel?: () => string | undefined;
-  budgets: BudgetSubject[];
-  /** Prompt tokens expected; only asked when a budget applies. */
-  promptEstimate: () => number;
+  /** What the prompt is made of (messages, input); estimated only when a budget applies. */
+  prompt: unknown;
   /** The request's output cap (`max_tokens` and kin), reserved on top of the prompt. */
-  maxOutput?: number | null;
-  /** Whose budget it is, for the refusal's message: `This API key`, `Hook 'support'`. */
-  owner: string;
+  maxOutput?: number | null | undefined;
+}
+
+/**
+ * A budget's estimate of a prompt: about 4 characters of its JSON per token. Cheap on purpose (it
+ * runs before every call that has a budget); the usage the upstream reports settles it.
+ */
+export const estimatePromptTokens = (prompt: unknown) => Math.ceil(JSON.stringify(prompt ?? '').length / 4);
+
+/** The payer's name as usage records it, its budget counters' subject, and whose budget a refusal names. */
+function describePayer(payer: Payer): { key: string; hook: string; subject: string; owner: string } {
+  if ('hook' in payer) return { key: '-', hook: payer.hook, subject: `hook:${payer.hook}`, owner: `Hook '${payer.hook}'` };
+  return { key: payer.key, hook: '-', subject: `key:${payer.key}`, owner: 'This API key' };
 }
 
 /** A call in progress: pass `onUsage` to the gateway, and `close()` once it is over, however it ended. */
@@ -38,10 +51,11 @@ export interface MeteredCall {
 const NOTHING: MeteredCall = { close() {} };
 
 /**
- * Usage and budgets around a model call, for both apps. Budgets are checked and the call's
- * estimate reserved in one Redis round trip before the upstream is asked (only when a budget
- * applies); the usage is recorded after, fire-and-forget, in one MULTI that also settles the
- * reservation. A call without budgets and with usage off costs nothing here.
+ * Metering of a model call, the one home both apps call: the estimate, the price, the budget
+ * check and reserve, and the settle or give-back. Budgets are checked and the call's estimate
+ * reserved in one Redis round trip before the upstream is asked (only when a budget applies); the
+ * usage is recorded after, fire-and-forget, in one MULTI that also settles the reservation. A
+ * call without budgets and with usage off costs nothing here.
  */
 export class UsageMeter {
   constructor(
@@ -63,11 +77,16 @@ export class UsageMeter {
 
   /** @throws QuotaExceeded when a budget of the call is already spent; a 503 when the budgets cannot be read. */
   async open(spec: MeteredCallSpec): Promise<MeteredCall> {
-    const budgets = spec.budgets.filter((b) => b.limits.tokensPerDay !== undefined || b.limits.costPerMonth !== undefined);
+    const payer = describePayer(spec.payer);
+    const limits = spec.payer.budget;
+    const budgets =
+      limits && (limits.tokensPerDay !== undefined || limits.costPerMonth !== undefined)
+        ? [{ subject: payer.subject, limits }]
+        : [];
     if (budgets.length === 0 && !this.options.recordUsage) return NOTHING;
     let reservation: Reservation = { holds: [] };
     if (budgets.length) {
-      const prompt = spec.promptEstimate();
+      const prompt = estimatePromptTokens(spec.prompt);
       const output = spec.maxOutput ?? 0;
       const price = this.priceOf(spec.model, spec.resolvedModel?.());
       const cost = price ? (prompt * price.input + output * price.output) / 1e6 : 0;
@@ -82,7 +101,7 @@ export class UsageMeter {
       });
       if (!result.ok) {
         throw new QuotaExceeded(
-          `${spec.owner} is over its budget (insufficient_quota): ${result.limit} ${result.limitValue} reached ` +
+          `${payer.owner} is over its budget (insufficient_quota): ${result.limit} ${result.limitValue} reached ` +
             `(${round(result.spent)} spent). It resets at ${result.resetsAt.toISOString()}.`,
         );
       }
@@ -96,9 +115,9 @@ export class UsageMeter {
         const price = this.priceOf(servedModel, spec.model);
         const cost = price ? (usage.prompt_tokens * price.input + usage.completion_tokens * price.output) / 1e6 : null;
         const entry = {
-          key: spec.key,
+          key: payer.key,
           model: spec.model,
-          hook: spec.hook,
+          hook: payer.hook,
           promptTokens: usage.prompt_tokens,
           completionTokens: usage.completion_tokens,
           cost,

@@ -1,3 +1,4 @@
+import { estimatePromptTokens } from '@switchboard/state';
 import {
   answerText,
   chunkBody,
@@ -10,7 +11,6 @@ import {
   writeSse,
 } from '@switchboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { estimatePromptTokens } from '../services/metering.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 import { startTestWorker, type TestWorker } from '../test-support/start-worker.js';
 

@@ -15,27 +15,23 @@ export interface MeterRequest {
 }
 
 /**
- * A budget's estimate of a request's prompt: about 4 characters of its JSON per token. Cheap on
- * purpose (it runs before every call of a key with a budget); the usage settles it.
+ * Meters one /v1 request through the state package's `UsageMeter` (estimate, price, budget,
+ * settle): refused (429 `insufficient_quota`) when its API key's budget is spent, else the
+ * estimate is reserved; returns the gateway's `onUsage`. Whatever happens next, the reservation
+ * is settled by the usage or given back by `closeMeters` once the route is done.
  */
-export const estimatePromptTokens = (prompt: unknown) => Math.ceil(JSON.stringify(prompt ?? '').length / 4);
-
-/**
- * Meters one /v1 request: refuses it (429 `insufficient_quota`) when its API key's budget is
- * spent, else reserves the estimate; returns the gateway's `onUsage`. Whatever happens next, the
- * reservation is settled by the usage or given back by `closeMeters` once the route is done.
- */
-export async function meterRequest(ctx: Context, deps: AppDeps, request: MeterRequest): Promise<CallContext['onUsage']> {
+export async function meterRequest(
+  ctx: Context,
+  deps: Pick<AppDeps, 'usage' | 'gateway'>,
+  request: MeterRequest,
+): Promise<CallContext['onUsage']> {
   const client = ctx.state.client as ApiClient | undefined;
   const metered = await deps.usage.meter.open({
-    key: client?.id ?? '-',
-    hook: '-',
+    payer: { key: client?.id ?? '-', budget: client?.budget },
     model: request.model,
     resolvedModel: () => resolved(deps, request),
-    budgets: client?.budget ? [{ subject: `key:${client.id}`, limits: client.budget }] : [],
-    promptEstimate: () => estimatePromptTokens(request.prompt),
+    prompt: request.prompt,
     maxOutput: request.maxOutput,
-    owner: 'This API key',
   });
   ctx.state.metered = metered;
   return metered.onUsage;
@@ -54,7 +50,7 @@ export const closeMeters: Middleware = async (ctx, next) => {
   }
 };
 
-function resolved(deps: AppDeps, request: MeterRequest): string | undefined {
+function resolved(deps: Pick<AppDeps, 'gateway'>, request: MeterRequest): string | undefined {
   try {
     return deps.gateway.routes.target(request.model, request.kind).name;
   } catch {
