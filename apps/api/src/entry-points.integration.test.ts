@@ -125,6 +125,23 @@ describe('--check', () => {
     expect(output).not.toContain('slack-signing-secret');
   });
 
+  it("prints one deprecation line naming an API key's old flat budget key and its replacement", async () => {
+    const old = configFile({ providers: { mock: provider }, apiKeys: [{ key: 'sk-check-flat-0123', tokensPerDay: 100 }] });
+    const flat = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: old }, ['--check']);
+    expect(flat.code).toBe(0);
+    expect(flat.output.split('\n').filter((line) => line.includes('deprecated'))).toEqual([
+      'switchboard: warning: apiKeys[0].tokensPerDay is deprecated: write apiKeys[0].budget.tokensPerDay (the budget object hooks take)',
+    ]);
+    const current = configFile({
+      providers: { mock: provider },
+      apiKeys: [{ key: 'sk-check-flat-0123', budget: { tokensPerDay: 100 } }],
+    });
+    const budget = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: current }, ['--check']);
+    expect(budget.code).toBe(0);
+    expect(budget.output).toContain('# switchboard: the configuration is valid');
+    expect(budget.output).not.toContain('deprecated');
+  });
+
   it('exits 78 for a configuration that would not start', async () => {
     const path = configFile({ defaultModel: 'mock/nope', providers: { mock: provider } });
     const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path }, ['--check']);

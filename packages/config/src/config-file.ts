@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { ConfigError } from '@switchboard/protocol';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { deprecatedKeyWarnings } from './deprecated-keys.js';
 import { type Env, interpolateEnv, MissingVariableError } from './interpolate.js';
 import { configSchema, type FileConfig } from './schema.js';
 
@@ -11,6 +12,8 @@ export interface ConfigFile {
   config: FileConfig;
   /** The file's values before interpolation, as JSON: what `${VAR}`s it names (its comments left out). */
   uninterpolated: string;
+  /** A line for each deprecated key the file writes, naming its replacement. */
+  deprecations: string[];
 }
 
 /**
@@ -43,7 +46,7 @@ export function readConfigFile(path: string, env: Env): ConfigFile {
     if (err instanceof MissingVariableError) throw new ConfigError(`${path}: ${err.message}`);
     throw err;
   }
-  return { config: parseConfig(raw, path), uninterpolated };
+  return { config: parseConfig(raw, path), uninterpolated, deprecations: deprecatedKeyWarnings(raw) };
 }
 
 export function parseConfig(raw: unknown, source: string): FileConfig {
@@ -55,6 +58,7 @@ export function parseConfig(raw: unknown, source: string): FileConfig {
 /** Zod issues as `path: message`, unknown keys as `unknown key 'a.b'`, at most five of them. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues
+    .flatMap(unionBranch)
     .slice(0, 5)
     .map((issue) => {
       const at = issue.path.map(String).join('.') || '(root)';
@@ -65,4 +69,16 @@ export function describeIssues(error: z.ZodError): string {
       return `${at}: ${issue.message}`;
     })
     .join('; ');
+}
+
+/**
+ * A union no option took (an `apiKeys` entry is a string or an object) is described by the one
+ * option that took the value's type, so the message names the key at fault, not "Invalid input".
+ */
+function unionBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
+  const typed = issue.errors.filter((issues) => !issues.some((i) => i.code === 'invalid_type' && i.path.length === 0));
+  const [only] = typed;
+  if (typed.length !== 1 || !only?.length) return [issue];
+  return only.flatMap((inner) => unionBranch({ ...inner, path: [...issue.path, ...inner.path] }));
 }

@@ -266,19 +266,41 @@ export const metricsSchema = z.strictObject({
   enabled: z.boolean().default(true),
 });
 
+/** An API key's keys that `budget` replaced: still read, mapped onto `budget`, and named by `--check`. */
+export const DEPRECATED_API_KEY_KEYS = ['tokensPerDay', 'costPerMonth'] as const;
+
 export const apiKeySchema = z.union([
   z.string().min(8, 'API keys must be at least 8 characters'),
-  z.strictObject({
-    key: z.string().min(8, 'API keys must be at least 8 characters'),
-    /** This key's own limit, instead of `rateLimit.requestsPerMinute`. */
-    requestsPerMinute: z.int().min(1).optional(),
-    /** A name for logs and usage reports (never the key itself). */
-    name: z.string().optional(),
-    /** Prompt + completion tokens this key may use per UTC day; then 429 `insufficient_quota`. */
-    tokensPerDay: z.int().min(1).optional(),
-    /** Cost (from `pricing`) this key may spend per UTC calendar month; then 429 `insufficient_quota`. */
-    costPerMonth: z.number().positive().optional(),
-  }),
+  z
+    .strictObject({
+      key: z.string().min(8, 'API keys must be at least 8 characters'),
+      /** This key's own limit, instead of `rateLimit.requestsPerMinute`. */
+      requestsPerMinute: z.int().min(1).optional(),
+      /** A name for logs and usage reports (never the key itself). */
+      name: z.string().optional(),
+      /** What this key's requests may spend (the same object as a hook's); over it 429 `insufficient_quota`. */
+      budget: budgetSchema.optional(),
+      /** Deprecated: `budget.tokensPerDay`. */
+      tokensPerDay: z.int().min(1).optional(),
+      /** Deprecated: `budget.costPerMonth`. */
+      costPerMonth: z.number().positive().optional(),
+    })
+    .check((ctx) => {
+      if (!ctx.value.budget) return;
+      for (const old of DEPRECATED_API_KEY_KEYS) {
+        if (ctx.value[old] === undefined) continue;
+        const message = `set budget.${old} (not both budget and the old flat ${old})`;
+        ctx.issues.push({ code: 'custom', message, path: [old], input: ctx.value[old] });
+      }
+    })
+    .transform(({ tokensPerDay, costPerMonth, budget, ...rest }): typeof rest & { budget?: BudgetConfig } => {
+      if (budget) return { ...rest, budget };
+      if (tokensPerDay === undefined && costPerMonth === undefined) return rest;
+      return {
+        ...rest,
+        budget: { ...(tokensPerDay !== undefined && { tokensPerDay }), ...(costPerMonth !== undefined && { costPerMonth }) },
+      };
+    }),
 ]);
 
 /** Price of one model, per million tokens, in one currency (USD in the docs). */

@@ -139,6 +139,49 @@ describe('loadSettings', () => {
     expect(settings.warnings.join(' ')).not.toContain('sk-');
   });
 
+  it("reads an API key's budget as the object hooks take, and the old flat keys onto it with one deprecation line each", () => {
+    const budget = { tokensPerDay: 1000, costPerMonth: 5 };
+    const current = loadSettings({
+      SWITCHBOARD_CONFIG: file('budget.json', JSON.stringify({ apiKeys: [{ key: 'sk-budget-0000', budget }] })),
+    });
+    expect(current.config.apiKeys).toEqual([{ key: 'sk-budget-0000', budget }]);
+    expect(current.warnings).toEqual([]);
+
+    const flat = { key: 'sk-flat-00000', name: 'team-a', tokensPerDay: 1000 };
+    const old = loadSettings({
+      SWITCHBOARD_CONFIG: file(
+        'flat.json',
+        JSON.stringify({ apiKeys: ['sk-plain-0000', flat, { key: 'sk-cost-0000', costPerMonth: 5 }] }),
+      ),
+    });
+    expect(old.config.apiKeys).toEqual([
+      'sk-plain-0000',
+      { key: 'sk-flat-00000', name: 'team-a', budget: { tokensPerDay: 1000 } },
+      { key: 'sk-cost-0000', budget: { costPerMonth: 5 } },
+    ]);
+    expect(old.warnings).toEqual([
+      'apiKeys[1].tokensPerDay is deprecated: write apiKeys[1].budget.tokensPerDay (the budget object hooks take)',
+      'apiKeys[2].costPerMonth is deprecated: write apiKeys[2].budget.costPerMonth (the budget object hooks take)',
+    ]);
+    expect(old.warnings.join(' ')).not.toContain('sk-');
+  });
+
+  it('refuses an API key that sets both its budget and an old flat budget key, naming the key', () => {
+    const path = file(
+      'both.json',
+      JSON.stringify({ apiKeys: [{ key: 'sk-both-0000', budget: { costPerMonth: 5 }, tokensPerDay: 9 }] }),
+    );
+    expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(ConfigError);
+    expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(/apiKeys\.0\.tokensPerDay: set budget\.tokensPerDay/);
+  });
+
+  it('refuses an API key budget with neither limit, as a hook budget is refused', () => {
+    const path = file('empty-budget.json', JSON.stringify({ apiKeys: [{ key: 'sk-empty-0000', budget: {} }] }));
+    expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(
+      /apiKeys\.0\.budget: set tokensPerDay, costPerMonth or both/,
+    );
+  });
+
   it('does not warn about a shortcut variable the config file names', () => {
     const path = file(
       'named.yaml',

@@ -62,7 +62,7 @@ export function loadSettings(env: Env): Settings {
   if (configPath) {
     const file = readConfigFile(configPath, env);
     config = file.config;
-    warnings.push(...unusedShortcutWarnings(env, file.uninterpolated));
+    warnings.push(...file.deprecations, ...unusedShortcutWarnings(env, file.uninterpolated));
   } else {
     config = parseConfig({}, '(defaults)');
     addEnvProviders(config, env);

@@ -8,7 +8,7 @@ export interface ApiClient {
   /** A short, non-reversible id for logs and rate-limit keys: never the key. */
   id: string;
   requestsPerMinute?: number;
-  /** This key's budget (`tokensPerDay`, `costPerMonth`), if it has one. */
+  /** This key's `budget` (`tokensPerDay`, `costPerMonth`), if it has one. */
   budget?: BudgetLimits;
 }
 
@@ -33,9 +33,7 @@ export function apiKeyAuth(keys: ApiKeyConfig[], guarded: (path: string) => bool
       digest: d,
       id: name ?? `key-${d.toString('hex').slice(0, 8)}`,
       ...(typeof entry !== 'string' && entry.requestsPerMinute ? { requestsPerMinute: entry.requestsPerMinute } : {}),
-      ...(typeof entry !== 'string' && (entry.tokensPerDay || entry.costPerMonth)
-        ? { budget: { tokensPerDay: entry.tokensPerDay, costPerMonth: entry.costPerMonth } }
-        : {}),
+      ...(typeof entry !== 'string' && entry.budget ? { budget: entry.budget } : {}),
     };
   });
   return async (ctx, next) => {

@@ -30,6 +30,8 @@ const keys = {
   daily: { key: 'sk-usage-daily-0000', name: 'daily', tokensPerDay: 30 },
   crossing: { key: 'sk-usage-crossing-0', name: 'crossing', tokensPerDay: 20 },
   monthly: { key: 'sk-usage-monthly-00', name: 'monthly', costPerMonth: 0.0005 },
+  // The budget object hooks take; the keys above use the old flat form, still read.
+  budgeted: { key: 'sk-usage-budgeted-0', name: 'budgeted', budget: { tokensPerDay: 1000, costPerMonth: 0.0005 } },
   // Room for exactly five reservations of the race's estimate.
   race: { key: 'sk-usage-race-00000', name: 'race', tokensPerDay: 5 * RACE_ESTIMATE },
 };
@@ -258,6 +260,14 @@ describe('budgets', () => {
     expect((await ask(keys.monthly, {})).status).toBe(200);
     expect((await ask(keys.monthly, {})).status).toBe(200); // 2 × 0.00032 crosses 0.0005
     expect(await refusal(await ask(keys.monthly, {}))).toMatch(/costPerMonth 0.0005 reached/);
+  });
+
+  it('refuses a key by its budget object, the form hooks take, as by the old flat keys', async () => {
+    expect((await ask(keys.budgeted, {})).status).toBe(200);
+    expect((await ask(keys.budgeted, {})).status).toBe(200); // 2 × 0.00032 crosses 0.0005; 36 of 1000 tokens
+    const calls = upstream.requests.length;
+    expect(await refusal(await ask(keys.budgeted, {}))).toMatch(/^This API key is over its budget.*costPerMonth 0.0005 reached/);
+    expect(upstream.requests.length).toBe(calls);
   });
 
   it('admits exactly the requests whose reservations fit when 20 race at the edge of a budget', async () => {

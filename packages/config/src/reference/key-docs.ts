@@ -190,18 +190,29 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     keys: ['apiKeys'],
     default: '`[]`',
     meaning:
-      'strings, or `{"key": "…", "requestsPerMinute": 10, "name": "team-a", "tokensPerDay": 200000, "costPerMonth": 50}`; when any are set, `/v1/*` and `/status` need `Authorization: Bearer <key>`',
+      'strings, or `{"key": "…", "requestsPerMinute": 10, "name": "team-a", "budget": {"tokensPerDay": 200000, "costPerMonth": 50}}`; when any are set, `/v1/*` and `/status` need `Authorization: Bearer <key>`',
   },
   {
-    keys: ['apiKeys[].tokensPerDay'],
+    keys: ['apiKeys[].budget'],
     default: 'off',
     meaning:
-      'prompt + completion tokens the key may use per UTC day; then 429 `insufficient_quota` (see [Usage and budgets](api.md#usage-and-budgets))',
+      '`{"tokensPerDay": 200000, "costPerMonth": 50}`, the object `hooks.<name>.budget` takes: what the key\'s requests may spend; over it 429 `insufficient_quota` (see [Usage and budgets](api.md#usage-and-budgets))',
   },
   {
-    keys: ['apiKeys[].costPerMonth'],
+    keys: ['apiKeys[].budget.tokensPerDay'],
     default: 'off',
-    meaning: 'cost (from `pricing`) the key may spend per UTC calendar month; then 429 `insufficient_quota`',
+    meaning: 'prompt + completion tokens the key may use per UTC day',
+  },
+  {
+    keys: ['apiKeys[].budget.costPerMonth'],
+    default: 'off',
+    meaning: 'cost (from `pricing`) the key may spend per UTC calendar month',
+  },
+  {
+    keys: ['apiKeys[].tokensPerDay', 'apiKeys[].costPerMonth'],
+    default: 'off',
+    meaning:
+      'deprecated: still read as `budget.tokensPerDay` and `budget.costPerMonth` (not beside a `budget`), and `--check` prints a line naming each',
   },
   {
     keys: ['adminKeys'],
