@@ -5,7 +5,8 @@ import { BatchedWriter, type OnWriteFailure } from './batched-writer.js';
 import { ChannelStats } from './channel-stats.js';
 import { stateKeys } from './keys.js';
 import { createRedis, type RedisClient, redisReady } from './redis.js';
-import { UsageLedger, utcDay } from './usage-ledger.js';
+import { UsageLedger } from './usage-ledger.js';
+import { utcDay } from './usage-periods.js';
 
 const prefix = testPrefix();
 let shared: RedisClient;

@@ -1,4 +1,5 @@
 export * from './active-sessions.js';
+export * from './budget-reserve.js';
 export * from './channel-checks.js';
 export * from './channel-stats.js';
 export * from './cooldown-store.js';
@@ -11,4 +12,6 @@ export * from './response-cache-store.js';
 export * from './send-limiter.js';
 export * from './usage-ledger.js';
 export * from './usage-meter.js';
+export { utcDay } from './usage-periods.js';
+export type { UsageRow } from './usage-report.js';
 export * from './workers.js';

@@ -17,9 +17,9 @@ export function stateKeys(prefix: string) {
     cacheEntry: (hash: string) => `${prefix}:cache:${hash}`,
     /** One subject's request count in one minute window. */
     rateWindow: (subject: string, window: number) => `${prefix}:ratelimit:${subject}:${window}`,
-    /** One UTC day's usage: a hash, `<key>|<model>|<hook>|<metric>` → count (usage-ledger.ts). */
+    /** One UTC day's usage: a hash, `<key>|<model>|<hook>|<metric>` → count (usage-fields.ts). */
     usageDay: (day: string) => `${prefix}:usage:${day}`,
-    /** One budget's spend in one period (`tokens:<day>`, `cost:<month>`) of a subject (`key:<name>`, `hook:<name>`). */
+    /** One budget's spend in one period (`tokens:<day>`, `cost:<month>`) of a subject (`key:<name>`, `hook:<name>`) (budget-reserve.ts). */
     budget: (subject: string, period: string) => `${prefix}:budget:${subject}:${period}`,
     /** Reserved send times to one platform target (`<hook>:<target>`), see send-limiter.ts. */
     sendTurns: (target: string) => `${prefix}:send:${target}`,

@@ -1,17 +1,10 @@
 import { BatchedWriter } from './batched-writer.js';
+import { BudgetCounters, type BudgetSubject, type Reservation, type ReserveResult } from './budget-reserve.js';
 import type { StateKeys } from './keys.js';
-import { defineCommands, type RedisClient } from './redis.js';
-
-/** What a subject (`key:<name>` or `hook:<name>`) may spend; either limit may be absent. */
-export interface BudgetLimits {
-  tokensPerDay?: number;
-  costPerMonth?: number;
-}
-
-export interface BudgetSubject {
-  subject: string;
-  limits: BudgetLimits;
-}
+import type { RedisClient } from './redis.js';
+import { fieldPrefix, METRICS } from './usage-fields.js';
+import { DAY_MS, utcDay } from './usage-periods.js';
+import { readUsage, type UsageRow } from './usage-report.js';
 
 /** One call's usage, as recorded: `key` and `hook` are `-` when there is none. */
 export interface UsageEntry {
@@ -24,57 +17,6 @@ export interface UsageEntry {
   cost: number | null;
 }
 
-/** Summed usage of one key, model and hook over the days read. */
-export interface UsageRow {
-  key: string;
-  model: string;
-  hook: string;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  cost: number;
-  /** Requests whose model had no price (their cost counted as 0). */
-  unpriced: number;
-}
-
-type Limit = 'tokensPerDay' | 'costPerMonth';
-
-/** One budget counter a reservation drew on, and how much it reserved there. */
-interface Hold {
-  counter: string;
-  limit: Limit;
-  amount: number;
-  ttlMs: number;
-}
-
-/** What `reserve` took: settled by `record` with the actual usage, or given back by `release`. */
-export interface Reservation {
-  holds: Hold[];
-}
-
-export type ReserveResult =
-  | { ok: true; reservation: Reservation }
-  | { ok: false; subject: string; limit: Limit; limitValue: number; spent: number; resetsAt: Date };
-
-const DAY_MS = 86_400_000;
-
-/**
- * KEYS: budget counters. ARGV: per key, its limit, the amount to reserve and its lifetime (ms).
- * Refuses (returns the 1-based index of the first spent counter and its value) when any counter
- * has reached its limit; else reserves on all of them at once and returns {0}.
- */
-const RESERVE = `
-for i = 1, #KEYS do
-  local spent = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if spent >= tonumber(ARGV[3 * i - 2]) then return {i, tostring(spent)} end
-end
-for i = 1, #KEYS do
-  if tonumber(ARGV[3 * i - 1]) ~= 0 then redis.call('INCRBYFLOAT', KEYS[i], ARGV[3 * i - 1]) end
-  redis.call('PEXPIRE', KEYS[i], ARGV[3 * i])
-end
-return {0, ''}
-`;
-
 /** Records summed until they are written: hash → field → increment, and budget counter deltas. */
 interface Batch {
   hashes: Map<string, Map<string, number>>;
@@ -84,36 +26,18 @@ interface Batch {
 /** How long usage records of calls without a budget are gathered before they are written. */
 const RECORD_EVERY_MS = 1_000;
 
-type LedgerRedis = RedisClient & { sbBudgetReserve(...args: (string | number)[]): Promise<[number, string]> };
-
-export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
-const utcMonth = (at: Date) => at.toISOString().slice(0, 7);
-const nextDay = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
-const nextMonth = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-
-/** Each limit's counter: its period's name, lifetime and end, and what it counts. */
-const PERIODS = {
-  tokensPerDay: { name: (at: Date) => `tokens:${utcDay(at)}`, ttlMs: 2 * DAY_MS, resetsAt: nextDay, spends: 'tokens' },
-  costPerMonth: { name: (at: Date) => `cost:${utcMonth(at)}`, ttlMs: 62 * DAY_MS, resetsAt: nextMonth, spends: 'cost' },
-} as const;
-
-const METRICS = { requests: 'r', promptTokens: 'p', completionTokens: 'c', cost: '$', unpriced: 'u' } as const;
-/** A usage hash field is `<key>|<model>|<hook>|<metric>`; this is the part before the metric. */
-const fieldPrefix = (entry: Pick<UsageEntry, 'key' | 'model' | 'hook'>) =>
-  `${encodeURIComponent(entry.key)}|${encodeURIComponent(entry.model)}|${encodeURIComponent(entry.hook)}|`;
-
 /**
- * Usage and budgets in Redis. Usage: one hash per UTC day, fields `<key>|<model>|<hook>|<metric>`
- * (parts URI-encoded), incremented by one MULTI per second or per turn with a budget (calls summed).
- * Budgets: one counter per subject, limit and period (`tokens:<day>`, `cost:<month>`). A call
- * first reserves its estimate on its
- * subjects' counters in one script — refused when a counter has already reached its limit — and
- * then settles with what it actually used (the difference), or gives the reservation back when
- * it used nothing. Concurrent calls therefore see each other's reservations: the budget is
- * overshot at most by what the admitted calls use beyond their estimates.
+ * Usage and budgets in Redis. Usage: one hash per UTC day (fields: usage-fields.ts), incremented
+ * by one MULTI per second or per turn with a budget (calls summed). Budgets: a call first
+ * reserves its estimate on its subjects' counters (budget-reserve.ts) and then settles here with
+ * what it actually used (the difference, in the same MULTI as its usage), or gives the
+ * reservation back when it used nothing. Concurrent calls therefore see each other's
+ * reservations: the budget is overshot at most by what the admitted calls use beyond their
+ * estimates. Reading and summing the days is usage-report.ts.
  */
 export class UsageLedger {
-  readonly #redis: LedgerRedis;
+  readonly #redis: RedisClient;
+  readonly #budgets: BudgetCounters;
   /** The records gathered and not yet written; a failed write drops them (its callers hear why). */
   readonly #writer: BatchedWriter<Batch>;
   /** The usage hash of the UTC day last recorded in (days since the epoch, and its key). */
@@ -124,8 +48,8 @@ export class UsageLedger {
     private readonly keys: StateKeys,
     private readonly options: { recordUsage: boolean; retentionDays: number },
   ) {
-    defineCommands(redis, { sbBudgetReserve: { lua: RESERVE } });
-    this.#redis = redis as LedgerRedis;
+    this.#redis = redis;
+    this.#budgets = new BudgetCounters(redis, keys);
     this.#writer = new BatchedWriter<Batch>({
       open: () => ({ hashes: new Map(), counters: new Map() }),
       write: (batch) => this.#write(batch),
@@ -135,39 +59,12 @@ export class UsageLedger {
   }
 
   /** Reserves `estimate` on every limit of `subjects`, or says which limit is already reached. One round trip. */
-  async reserve(
+  reserve(
     subjects: readonly BudgetSubject[],
     estimate: { tokens: number; cost: number },
     now = new Date(),
   ): Promise<ReserveResult> {
-    const holds: (Hold & { subject: string; limitValue: number; resetsAt: Date })[] = [];
-    for (const { subject, limits } of subjects) {
-      for (const limit of Object.keys(PERIODS) as Limit[]) {
-        const limitValue = limits[limit];
-        if (limitValue === undefined) continue;
-        const period = PERIODS[limit];
-        const counter = this.keys.budget(subject, period.name(now));
-        const amount = estimate[period.spends];
-        holds.push({ subject, limit, limitValue, counter, amount, ttlMs: period.ttlMs, resetsAt: period.resetsAt(now) });
-      }
-    }
-    if (holds.length === 0) return { ok: true, reservation: { holds: [] } };
-    const args = holds.flatMap((h) => [h.limitValue, h.amount, h.ttlMs]);
-    const [refused, spent] = await this.#redis.sbBudgetReserve(holds.length, ...holds.map((h) => h.counter), ...args);
-    const hit = holds[refused - 1];
-    if (hit)
-      return {
-        ok: false,
-        subject: hit.subject,
-        limit: hit.limit,
-        limitValue: hit.limitValue,
-        spent: Number(spent),
-        resetsAt: hit.resetsAt,
-      };
-    return {
-      ok: true,
-      reservation: { holds: holds.map(({ counter, limit, amount, ttlMs }) => ({ counter, limit, amount, ttlMs })) },
-    };
+    return this.#budgets.reserve(subjects, estimate, now);
   }
 
   /**
@@ -234,35 +131,12 @@ export class UsageLedger {
   }
 
   /** Gives a reservation back (a call that failed before using anything). */
-  async release(reservation: Reservation): Promise<void> {
-    const held = reservation.holds.filter((hold) => hold.amount !== 0);
-    if (held.length === 0) return;
-    const multi = this.#redis.multi();
-    for (const hold of held) multi.incrbyfloat(hold.counter, -hold.amount);
-    await multi.exec();
+  release(reservation: Reservation): Promise<void> {
+    return this.#budgets.release(reservation);
   }
 
   /** Usage per key, model and hook, summed over `days` (UTC `YYYY-MM-DD`): one pipeline. */
-  async read(days: readonly string[]): Promise<UsageRow[]> {
-    const pipeline = this.#redis.pipeline();
-    for (const day of days) pipeline.hgetall(this.keys.usageDay(day));
-    const results = (await pipeline.exec()) ?? [];
-    const rows = new Map<string, UsageRow>();
-    for (const [err, hash] of results) {
-      if (err) throw err;
-      for (const [name, value] of Object.entries(hash as Record<string, string>)) {
-        const cut = name.lastIndexOf('|');
-        const base = name.slice(0, cut);
-        let row = rows.get(base);
-        if (!row) {
-          const [key = '', model = '', hook = ''] = base.split('|').map(decodeURIComponent);
-          row = { key, model, hook, requests: 0, promptTokens: 0, completionTokens: 0, cost: 0, unpriced: 0 };
-          rows.set(base, row);
-        }
-        const metric = (Object.keys(METRICS) as (keyof typeof METRICS)[]).find((m) => METRICS[m] === name.slice(cut + 1));
-        if (metric) row[metric] += Number(value);
-      }
-    }
-    return [...rows.values()];
+  read(days: readonly string[]): Promise<UsageRow[]> {
+    return readUsage(this.#redis, this.keys, days);
   }
 }

@@ -1,8 +1,9 @@
 import type { FileConfig } from '@switchboard/config';
 import { QuotaExceeded, serviceUnavailable, type Usage } from '@switchboard/protocol';
+import type { BudgetLimits, Reservation } from './budget-reserve.js';
 import type { StateKeys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { type BudgetLimits, type Reservation, UsageLedger } from './usage-ledger.js';
+import { UsageLedger } from './usage-ledger.js';
 
 /** A model's price per million prompt (`input`) and completion (`output`) tokens. */
 export interface Price {
