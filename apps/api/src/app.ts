@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   const policy = (ctx: Context) => ctx.state.policy as PolicyMatch;
   app.use(cors(config.cors.origins));
-  const apiKey = apiKeyAuth(config.apiKeys, () => true); // asked only where the guard is apiKey, below
+  const apiKey = apiKeyAuth(config.apiKeys); // asked only where the route policy's guard is apiKey, below
   app.use((ctx, next) => (policy(ctx).guard === 'apiKey' ? apiKey(ctx, next) : next()));
   app.use(
     rateLimit({

@@ -19,12 +19,12 @@ interface KnownKey extends ApiClient {
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /**
- * With API keys configured, the guarded routes need `Authorization: Bearer <key>`: 401
+ * With API keys configured, a request needs `Authorization: Bearer <key>`: 401
  * `invalid_api_key` otherwise. Keys are compared as SHA-256 digests with timingSafeEqual, every
  * key every time, so neither the match nor a key's length shows in the timing. Without keys,
  * anything (the placeholder keys of client examples included) is let through.
  */
-export function apiKeyAuth(keys: ApiKeyConfig[], guarded: (path: string) => boolean): Middleware {
+export function apiKeyAuth(keys: ApiKeyConfig[]): Middleware {
   const known: KnownKey[] = keys.map((entry) => {
     const key = typeof entry === 'string' ? entry : entry.key;
     const d = digest(key);
@@ -37,7 +37,7 @@ export function apiKeyAuth(keys: ApiKeyConfig[], guarded: (path: string) => bool
     };
   });
   return async (ctx, next) => {
-    if (known.length === 0 || !guarded(ctx.path) || ctx.method === 'OPTIONS') return next();
+    if (known.length === 0 || ctx.method === 'OPTIONS') return next();
     const header = ctx.get('authorization');
     const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (!given) throw unauthorized('Missing API key: send Authorization: Bearer <key>.');
