@@ -88,8 +88,8 @@ async function scrape(url = `${gateway.url}/metrics`): Promise<Exposition> {
 }
 const scrapeWorker = () => scrape(workerMetrics.url);
 
-function chat(body: Record<string, unknown>) {
-  return fetch(`${gateway.url}/v1/chat/completions`, {
+function chat(body: Record<string, unknown>, path = '/v1/chat/completions') {
+  return fetch(`${gateway.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
     body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello' }], ...body }),
@@ -153,6 +153,14 @@ describe('API metrics after real traffic', () => {
     expect(delta('switchboard_model_tokens_total', { model: MODEL, provider: 'mock', direction: 'out' })).toBe(
       usage.completion_tokens,
     );
+  });
+
+  it('counts a /v1 request spelled in capitals, which the router serves, under its route', async () => {
+    const labels = { route: '/v1/chat/completions', model: MODEL, provider: 'mock', status: '200' };
+    const before = await scrape();
+    expect((await chat({}, '/V1/chat/completions')).status).toBe(200);
+    const after = await scrape();
+    expect(after.value('switchboard_v1_requests_total', labels) - before.value('switchboard_v1_requests_total', labels)).toBe(1);
   });
 
   it('measures the time to the first token of a stream, and labels a model nobody serves "unknown"', async () => {

@@ -1,6 +1,9 @@
 import type { Tracing } from '@switchboard/tracing';
 import type { Middleware } from 'koa';
 
+const V1_PATH = /^\/v1\//i;
+const HOOKS_PATH = /^\/hooks\//i;
+
 /**
  * With tracing on: each /v1 request and each hook POST is a server span, active while the route
  * runs (its model call and the hook message's queuing are children), named by the route
@@ -8,7 +11,8 @@ import type { Middleware } from 'koa';
  */
 export function traceRequests(tracing: Tracing): Middleware {
   return (ctx, next) => {
-    if (!ctx.path.startsWith('/v1/') && !(ctx.method === 'POST' && ctx.path.startsWith('/hooks/'))) return next();
+    // Case-insensitive, as the router matches.
+    if (!V1_PATH.test(ctx.path) && !(ctx.method === 'POST' && HOOKS_PATH.test(ctx.path))) return next();
     const attributes = { 'http.request.method': ctx.method, 'url.path': ctx.path };
     return tracing.span(`${ctx.method} ${ctx.path}`, { kind: 'server', attributes }, async (span) => {
       try {

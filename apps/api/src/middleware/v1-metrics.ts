@@ -11,6 +11,8 @@ interface Series {
   labels: { route: string; model: string; provider: string };
 }
 
+const V1_PATH = /^\/v1\//i;
+
 /** One /v1 request as it is counted, once its response is over. */
 export interface V1Outcome {
   /** The route template that answered (`/v1/chat/completions`); undefined when none matched. */
@@ -86,7 +88,8 @@ export function v1Recorder(metrics: Metrics, models: readonly { id: string; owne
 export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
   const record = v1Recorder(metrics, gateway.modelList.data);
   return async (ctx, next) => {
-    if (!ctx.path.startsWith('/v1/')) return next();
+    // Case-insensitive, as the router matches (`/V1/chat/completions` is served, so it is counted).
+    if (!V1_PATH.test(ctx.path)) return next();
     const started = performance.now();
     ctx.res.once('close', () => {
       const { model, firstEventAt } = ctx.state as { model?: string; firstEventAt?: number };
