@@ -18,8 +18,9 @@ export interface LocalServer {
   /** Replaces the handler for the requests that follow. */
   handle(handler: Handler): void;
   /**
-   * Calls `listener` once each answer has been handed to the network, with the request and the
-   * status sent: a test can act right after the server accepted something (kill the client).
+   * Calls `listener` as each answer is ended, with the request and the status: after the handler
+   * did its work (the platform accepted the call), before the last bytes go out, so a client
+   * killed from the listener never hears the answer (SIGKILL lets it run no more code).
    */
   onAnswered(listener: (req: RecordedRequest, status: number) => void): void;
   close(): Promise<void>;
@@ -42,9 +43,11 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
     }
     const recorded = { method: raw.method ?? '', url: raw.url ?? '', headers: raw.headers, body, json };
     requests.push(recorded);
-    res.once('finish', () => {
+    const end = res.end.bind(res);
+    res.end = ((...args: Parameters<typeof res.end>) => {
       for (const listener of answered) listener(recorded, res.statusCode);
-    });
+      return end(...args);
+    }) as typeof res.end;
     try {
       await current(recorded, res, raw);
     } catch (err) {
