@@ -1,18 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Integration files that must run alone, one at a time, after the rest (docs/tests.md says why):
- * they kill or spawn whole processes and wait for another to take over (recovery within a lock's
- * time), bound how long a shutdown or a time-out may take, count a platform's rate limits in real
- * time, start private Redis servers or clusters, or load the machine on purpose (5,000 messages,
- * 32 MiB streams). Under a second file's load their bounds would be measuring the neighbour.
+ * Integration files that run alone, one at a time, after the rest (docs/tests.md says why): they
+ * kill a worker and wait for another to take its job over once the lock runs out, bound a
+ * shutdown or a time-out within seconds, count a platform's rate limit in real time, take down
+ * private Redis servers, or load the machine on purpose (5,000 messages, 32 MiB streams). Beside
+ * another file, their bounds would measure the neighbour.
  */
 const scenario = [
   'apps/api/src/api-processes.integration.test.ts',
   'apps/api/src/faults.integration.test.ts',
   'apps/api/src/faults-sigterm.integration.test.ts',
   'apps/api/src/network-edges.integration.test.ts',
-  'apps/api/src/npm-start.integration.test.ts',
   'apps/api/src/redis-cluster.integration.test.ts',
   'apps/api/src/scale-out.integration.test.ts',
   'apps/api/src/shutdown-bounds.integration.test.ts',
