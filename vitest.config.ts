@@ -1,8 +1,41 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: pure unit tests run in parallel; integration tests (real Redis, BullMQ, HTTP
- * servers on free ports) run one file at a time, each under its own Redis key prefix.
+ * Integration files that run alone, one at a time, after the rest (docs/tests.md says why): they
+ * kill a worker and wait for another to take its job over once the lock runs out, bound a
+ * shutdown or a time-out within seconds, count a platform's rate limit in real time, take down
+ * private Redis servers, or load the machine on purpose (5,000 messages, 32 MiB streams). Beside
+ * another file, their bounds would measure the neighbour.
+ */
+const scenario = [
+  'apps/api/src/api-processes.integration.test.ts',
+  'apps/api/src/faults.integration.test.ts',
+  'apps/api/src/faults-sigterm.integration.test.ts',
+  'apps/api/src/network-edges.integration.test.ts',
+  'apps/api/src/redis-cluster.integration.test.ts',
+  'apps/api/src/scale-out.integration.test.ts',
+  'apps/api/src/shutdown-bounds.integration.test.ts',
+  'apps/api/src/sse-back-pressure.integration.test.ts',
+  'apps/api/src/worker-recovery.integration.test.ts',
+  'apps/api/src/routes/hooks-crash-delivery.integration.test.ts',
+  'apps/api/src/routes/hooks-faults.integration.test.ts',
+  'apps/api/src/routes/hooks-live-discord.integration.test.ts',
+  'apps/api/src/routes/hooks-live-generic.integration.test.ts',
+  'apps/api/src/routes/hooks-live-slack.integration.test.ts',
+  'apps/api/src/routes/hooks-live-telegram.integration.test.ts',
+  'apps/worker/src/main.integration.test.ts',
+  'apps/worker/src/processor.integration.test.ts',
+  'packages/providers/src/upstream-timeouts.integration.test.ts',
+  'packages/state/src/send-limiter.integration.test.ts',
+];
+
+/** Two workers: this is what a 2-core machine runs at once; each file's servers and Redis prefix are its own. */
+const WORKERS = 2;
+
+/**
+ * Three projects. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers on free ports,
+ * each test under its own Redis key prefix, no fixed ports, no FLUSH) run side by side, two files
+ * at a time. `scenario` runs after them, one file at a time, with the machine to itself.
  */
 export default defineConfig({
   test: {
@@ -12,13 +45,23 @@ export default defineConfig({
           name: 'unit',
           include: ['{apps,packages}/*/src/**/*.test.ts', 'scripts/**/*.test.mjs'],
           exclude: ['**/*.integration.test.ts', '**/node_modules/**', '**/dist/**'],
+          maxWorkers: WORKERS,
         },
       },
       {
         test: {
           name: 'integration',
           include: ['{apps,packages}/*/src/**/*.integration.test.ts'],
-          exclude: ['**/node_modules/**', '**/dist/**'],
+          exclude: [...scenario, '**/node_modules/**', '**/dist/**'],
+          maxWorkers: WORKERS,
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'scenario',
+          include: scenario,
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,
