@@ -68,8 +68,9 @@ export async function liveScenario(o) {
 
   let nextChat = 10_000;
   let updateId = 1;
-  // What the chat shows once the reply is complete: live replies are HTML, whole ones plain text.
-  const expected = { live: visibleTelegramHtml(markdownToTelegramHtml(PACED_TEXT)), whole: PACED_TEXT };
+  // What the chat shows once the reply is complete: whole and live replies alike are sent as HTML.
+  const shown = visibleTelegramHtml(markdownToTelegramHtml(PACED_TEXT));
+  const expected = { live: shown, whole: shown };
 
   /** Sends one message to `hookName` in a chat of its own; resolves when the chat shows the whole reply. */
   async function one(hookName, text) {
