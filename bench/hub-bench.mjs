@@ -144,20 +144,24 @@ async function main() {
   return shutdown(0);
 }
 
-/** The recovery phase (hub-recovery.mjs): a worker SIGKILLed holding messages, the other delivers them. */
-async function runRecovery() {
-  process.stderr.write('bench: recovery (a worker SIGKILLed while it holds messages)…\n');
-  const result = await recoveryScenario({
+/** What the recovery and live scenarios start their children with: this bench's Redis, builds and options. */
+function scenarioChildren() {
+  return {
     tempDir,
     redisUrl: redisServer.url,
     spawnChild,
     apiMain,
     workerMain,
     workerNodeArgs: options.workerNodeArgs,
-    concurrency: options.concurrency,
     logLevel: options.logLevel,
     timeoutMs: options.deliveryTimeoutMs,
-  });
+  };
+}
+
+/** The recovery phase (hub-recovery.mjs): a worker SIGKILLed holding messages, the other delivers them. */
+async function runRecovery() {
+  process.stderr.write('bench: recovery (a worker SIGKILLed while it holds messages)…\n');
+  const result = await recoveryScenario({ ...scenarioChildren(), concurrency: options.concurrency });
   await stopChildren();
   return result;
 }
@@ -170,18 +174,7 @@ function recoveryFailed(recovery) {
 /** The live-reply scenario (hub-live.mjs) on the private redis-server, with the bench's children. */
 async function runLive() {
   process.stderr.write('bench: live replies (whole, then streamed)…\n');
-  const result = await liveScenario({
-    here,
-    tempDir,
-    redisUrl: redisServer.url,
-    spawnChild,
-    apiMain,
-    workerMain,
-    workerNodeArgs: options.workerNodeArgs,
-    logLevel: options.logLevel,
-    timeoutMs: options.deliveryTimeoutMs,
-    ...options.live,
-  });
+  const result = await liveScenario({ here, ...scenarioChildren(), ...options.live });
   await stopChildren();
   return result;
 }

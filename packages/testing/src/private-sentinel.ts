@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { eventually } from './eventually.js';
 import { freePort } from './free-port.js';
 import { type PrivateRedis, startPrivateRedis } from './private-redis.js';
 
@@ -44,17 +45,17 @@ export async function startPrivateSentinel(name = 'switchboard-test'): Promise<P
   const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1, lazyConnect: true });
   client.on('error', () => {});
   try {
-    for (let i = 0; ; i++) {
-      try {
+    await eventually(
+      async () => {
         if (client.status === 'wait' || client.status === 'end') await client.connect();
         const answer = await client.call('SENTINEL', 'get-master-addr-by-name', name);
-        if (Array.isArray(answer) && Number(answer[1]) === master.port) break;
-      } catch (err) {
-        if (i >= 200) throw err;
-      }
-      if (i >= 200) throw new Error(`the sentinel on port ${port} does not name ${name}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+        if (!Array.isArray(answer) || Number(answer[1]) !== master.port) {
+          throw new Error(`the sentinel on port ${port} does not name ${name}`);
+        }
+      },
+      200,
+      25,
+    );
   } catch (err) {
     await stop();
     throw err;
