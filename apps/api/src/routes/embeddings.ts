@@ -1,14 +1,14 @@
 import type Router from '@koa/router';
 import { embeddingsRequestSchema } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
-import { v1Call } from '../services/v1-call.js';
+import { type V1CallDeps, v1Call } from '../services/v1-call.js';
 import { parseBody } from './parse-body.js';
 
 /**
  * POST /v1/embeddings for the providers' `embeddingModels` (and routes over them): floats or
  * base64, `dimensions` passed on, usage reported (counted when the upstream sends none).
  */
-export function embeddingsRoutes(router: Router, deps: AppDeps): void {
+export function embeddingsRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps, 'settings'>): void {
   router.post('/v1/embeddings', async (ctx) => {
     const request = parseBody(
       embeddingsRequestSchema,

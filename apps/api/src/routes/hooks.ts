@@ -78,7 +78,7 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
 
 /** The hook, when it lets callers read their jobs and the headers hold its credentials; else 404 / 401. */
 function readableHook(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'hooks'>,
   name: string | undefined,
   headers: Record<string, string | string[] | undefined>,
 ): Hook<HookConfig> {

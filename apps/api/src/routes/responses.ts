@@ -3,7 +3,7 @@ import { responsesRequestSchema } from '@switchboard/protocol';
 import { createResponse, streamResponse } from '@switchboard/providers';
 import type { AppDeps } from '../deps.js';
 import { restampResponse, restampResponseEvents } from '../services/restamp.js';
-import { v1Call } from '../services/v1-call.js';
+import { type V1CallDeps, v1Call } from '../services/v1-call.js';
 import { parseBody, tooManyMessages } from './parse-body.js';
 
 /** Responses events: named frames (`event: response.output_text.delta`), no `[DONE]`. */
@@ -14,7 +14,7 @@ const named = (event: { type?: unknown }) => String(event.type);
  * completions by @switchboard/providers (responses/), so routes, cooldowns, fallbacks, usage
  * and the cache work as they do for chat.
  */
-export function responsesRoutes(router: Router, deps: AppDeps): void {
+export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps, 'settings'>): void {
   router.post('/v1/responses', async (ctx) => {
     const { limits } = deps.settings.config;
     const request = parseBody(responsesRequestSchema, ctx.request.body, limits.maxJsonDepth, '"model" and "input"');
