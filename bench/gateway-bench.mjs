@@ -260,7 +260,8 @@ async function main() {
  * its profile is written, and the profile's samples of the measured window attributed to layers.
  */
 async function measureLayers(scenario, start) {
-  const dir = join(tempDir, `profile-${scenario.id}`);
+  // BENCH_LAYER_PROFILE_DIR keeps the profiles (for bench/profile-summary.mjs); else they go with the temp dir.
+  const dir = join(env.BENCH_LAYER_PROFILE_DIR ? resolve(env.BENCH_LAYER_PROFILE_DIR) : tempDir, `profile-${scenario.id}`);
   const target = await start(`gateway (profiled, ${scenario.id})`, dir);
   const window = [];
   const cpuProbe = () => {

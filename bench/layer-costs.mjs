@@ -15,8 +15,9 @@ const nm = (names) => new RegExp(`/node_modules/(?:${names.join('|')})/`);
 /**
  * The layers, in the order the table lists them. A frame belongs to the first layer with a rule
  * matching its script (and function, where given). Frames of no layer (Node's own modules,
- * native code) pass the sample on to their caller; a sample with no layer on its whole stack is
- * "Node HTTP, sockets, GC, other".
+ * native code) pass the sample on to their caller, and so does a `fallback` layer's frame, which
+ * keeps the sample only when no other layer is found above it; a sample with no layer on its whole
+ * stack is "Node HTTP, sockets, GC, other".
  */
 export const LAYERS = [
   {
@@ -87,7 +88,10 @@ export const LAYERS = [
   },
   { name: 'response write', rules: [api('sse'), api('services/restamp'), { url: nm(['koa']), fn: /^respond$/ }] },
   {
+    // A fallback: a command sent under a layer's frame (the rate limiter's script) is that layer's;
+    // what is left is ioredis reading replies and resolving them, under no layer.
     name: 'Redis client (replies, not under a layer)',
+    fallback: true,
     rules: [nm(['ioredis', 'redis-parser', 'denque', 'cluster-key-slot', 'standard-as-callback', 'redis-errors'])],
   },
   {
@@ -133,7 +137,7 @@ function layerOf(callFrame) {
       if (
         rule instanceof RegExp ? rule.test(callFrame.url) : rule.url.test(callFrame.url) && rule.fn.test(callFrame.functionName)
       )
-        return layer.name;
+        return layer;
     }
   }
   return null;
@@ -148,22 +152,23 @@ export function attributeLayers(profile, { fromUs = -Infinity, toUs = Infinity }
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const cached = new Map(); // node id → its layer (the innermost layer frame from it to the root)
+  const cached = new Map(); // node id → its layer's name (the innermost layer frame from it to the root)
   const layerOfNode = (id) => {
     if (cached.has(id)) return cached.get(id);
-    const path = [];
-    let layer = null;
+    let fallback = null;
+    let found = null;
     for (let at = id; at !== undefined; at = parent.get(at)) {
-      if (cached.has(at)) {
-        layer = cached.get(at);
+      const layer = layerOf(byId.get(at).callFrame);
+      if (!layer) continue;
+      if (!layer.fallback) {
+        found = layer.name;
         break;
       }
-      path.push(at);
-      layer = layerOf(byId.get(at).callFrame);
-      if (layer) break;
+      fallback ??= layer.name;
     }
-    for (const seen of path) if (!cached.has(seen)) cached.set(seen, layer);
-    return layer;
+    const name = found ?? fallback;
+    cached.set(id, name);
+    return name;
   };
   const byLayer = new Map();
   let busy = 0;
