@@ -7,6 +7,7 @@ import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metr
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
+  AccessStore,
   ActiveSessions,
   ChannelChecks,
   ChannelStats,
@@ -52,6 +53,8 @@ export interface AppDeps {
   cache?: ResponseCache;
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
+  /** Approved people and pairing requests of the hooks' `access` (access-store.ts). */
+  access: AccessStore;
   /** Usage and spend per key, model and day; the keys' budgets (usage-meter.ts). */
   usage: { ledger: UsageLedger; meter: UsageMeter };
   workers: WorkerRegistry;
@@ -122,6 +125,7 @@ export function createDeps(
     channelStats,
     channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
+    access: new AccessStore(redis, keys),
     usage,
     sessions,
     workers,

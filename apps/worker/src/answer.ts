@@ -1,5 +1,5 @@
 import type { ExchangeState, Reply } from '@switchboard/hub';
-import type { ChatMessage } from '@switchboard/protocol';
+import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { MeteredCallSpec } from '@switchboard/state';
 import type { WorkerDeps } from './deps.js';
 import type { MessageJob } from './message-job.js';
@@ -10,7 +10,7 @@ import type { MessageJob } from './message-job.js';
  * before any of it is delivered.
  */
 export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
-  const recorded = await recordedReply(deps, job, earlier);
+  const recorded = (await recordedReply(deps, job, earlier)) ?? (await fixedReply(deps, job));
   if (recorded) return recorded;
   const messages = await promptFor(deps, job);
   const metered = await deps.meter.open(hookCall(job, messages));
@@ -28,6 +28,20 @@ export async function recordedReply(deps: WorkerDeps, job: MessageJob, earlier: 
   return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, legacy.reply, {
     remember: !legacy.historySaved,
   });
+}
+
+/** The model name a fixed reply is recorded with (the job view and delivery events show it). */
+export const FIXED_REPLY_MODEL = 'switchboard';
+
+/**
+ * A message's fixed reply (`say`, and `reset`'s confirmation), recorded like a model's — once,
+ * so a retry delivers the same text — but kept out of memory; null for a message the model answers.
+ */
+export async function fixedReply(deps: WorkerDeps, job: MessageJob): Promise<Reply | null> {
+  const { action, reply, text } = job.queued.message;
+  if (action === 'chat' || reply === undefined) return null;
+  const fixed = { text: reply, model: FIXED_REPLY_MODEL, created: unixSeconds() };
+  return deps.hub.exchange.record(job.jobId, job.conversation, text, fixed, { remember: false });
 }
 
 /** What the model is sent: the hook's system prompt, the conversation's memory, the message. */

@@ -40,3 +40,16 @@ export async function acceptMessage(deps: AcceptDeps, hook: string, message: Inb
   }
   return queued;
 }
+
+/**
+ * The access decision (access-gate.ts), with Redis away answered as a 503 like a failed enqueue:
+ * the platform retries rather than believing its message was taken or refused.
+ */
+export async function gated<T>(deps: Pick<AppDeps, 'logger'>, decide: () => Promise<T>): Promise<T> {
+  try {
+    return await decide();
+  } catch (err) {
+    deps.logger.warn('access check failed', { error: (err as Error).message });
+    throw serviceUnavailable('The message could not be checked; try again shortly.', 'queue_unavailable');
+  }
+}
