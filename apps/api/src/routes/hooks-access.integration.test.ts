@@ -27,7 +27,7 @@ import { type HookHarness, startHookHarness } from '../test-support/start-hook-h
 const ADMIN_KEY = 'admin-key-for-access-tests-0123456789';
 const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
 
-// Telegram: the bot's id is the token's number (core.telegram.org/bots/api#authorizing-your-bot).
+// Telegram: the bot's id is the number before the token's colon (getMe's `id`).
 const TG_TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const TG_BOT_ID = 110_201_543;
 const TG_SECRET = 'tg-webhook-secret_0123';

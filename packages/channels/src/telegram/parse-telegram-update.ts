@@ -40,7 +40,7 @@ const textMessageSchema = z.looseObject({
 });
 
 export interface TelegramParseOptions {
-  /** The bot's own user id: the number before the token's colon ("123456:ABC-DEF…"). */
+  /** The bot's own user id (getMe's `id`; telegram-channel.ts reads it from the token). */
   botId?: number | undefined;
   /** The bot's @username without the @ (getMe's `username`), for `mention` entities and `/help@bot`. */
   botUsername?: string | undefined;

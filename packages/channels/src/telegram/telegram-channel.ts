@@ -99,7 +99,11 @@ export const telegram = defineChannel({
   },
 });
 
-/** The bot's user id: a Bot API token is `<bot id>:<secret>` (core.telegram.org/bots/api#authorizing-your-bot). */
+/**
+ * The bot's user id, read from its token: a Bot API token is `<number>:<secret>`
+ * (core.telegram.org/bots/api#authorizing-your-bot shows the shape), and that number is the id
+ * getMe answers — relied on by bot libraries, though Telegram's docs do not say it in words.
+ */
 export function telegramBotId(botToken: string): number | undefined {
   const match = /^(\d{1,20}):/.exec(botToken);
   return match ? Number(match[1]) : undefined;
