@@ -85,6 +85,9 @@ beforeAll(async () => {
       }),
       // No `access`: answers everyone everywhere, as before.
       tgopen: telegram(url, {}),
+      // Streamed replies: a fixed reply is put in place by the live side, without a model call.
+      tglive: telegram(url, { stream: true, access: {} }),
+      gen: { type: 'generic', token: 'generic-access-token-0123', access: { users: ['ann'] } },
       slack: {
         type: 'slack',
         signingSecret: SLACK_SECRET,
@@ -252,6 +255,42 @@ describe('Commands', () => {
       tgUpdate('/reset@switchboard_bot', { chat, user, fields: { entities: [{ type: 'bot_command', offset: 0, length: 22 }] } }),
     );
     await eventually(() => expect(tgSentTo(chat)).toEqual([ACCESS_REPLIES.reset]));
+  });
+});
+
+describe('Fixed replies on other paths', () => {
+  it('puts /help in place on a hook that streams its replies', async () => {
+    const user = 840_001;
+    await postTelegram('tglive', tgUpdate('/help', { chat: user, user }));
+    await eventually(() => expect(tgSentTo(user)).toEqual([ACCESS_REPLIES.help]));
+    expect(harness.modelCalls('/help')).toBe(0);
+  });
+
+  it("on a generic hook: a stranger is told once, then ignored; a listed caller's /reset is confirmed", async () => {
+    const post = (from: string, text: string) =>
+      fetch(`${harness.gateway.url}/hooks/gen`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hook-token': 'generic-access-token-0123' },
+        body: JSON.stringify({ from, text }),
+      });
+    const job = async (id: string) =>
+      eventually(async () => {
+        const res = await fetch(`${harness.gateway.url}/hooks/gen/jobs/${id}`, {
+          headers: { 'x-hook-token': 'generic-access-token-0123' },
+        });
+        const view = await res.json();
+        if (view.status !== 'completed') throw new Error(view.status);
+        return view;
+      });
+    const first = await post('bob', 'hello');
+    expect(first.status).toBe(202);
+    expect((await job((await first.json()).id)).reply).toBe(ACCESS_REPLIES.denied);
+    const second = await post('bob', 'hello again');
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ id: null, status: 'ignored' });
+    const reset = await post('ann', '/reset');
+    expect((await job((await reset.json()).id)).reply).toBe(ACCESS_REPLIES.reset);
+    expect(harness.modelCalls('hello') + harness.modelCalls('hello again') + harness.modelCalls('/reset')).toBe(0);
   });
 });
 
