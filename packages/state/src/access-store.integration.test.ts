@@ -31,7 +31,7 @@ describe('AccessStore', () => {
     expect(await api.requestPairing('team', 'U1', 'Ann', 2_000)).toEqual({ code: first.code, created: false });
     expect(await admin.pending()).toContainEqual({ code: first.code, hook: 'team', user: 'U1', name: 'Ann', createdAt: 1_000 });
 
-    expect(await admin.decide(first.code, true)).toEqual({ hook: 'team', user: 'U1' });
+    expect(await admin.decide(first.code, true)).toEqual({ hook: 'team', user: 'U1', notice: null });
     expect(await api.isApproved('team', 'U1')).toBe(true);
     expect(await api.isApproved('other-hook', 'U1')).toBe(false);
     // A code is decided once; the person's next request is a new one only after a revoke.
@@ -56,6 +56,17 @@ describe('AccessStore', () => {
     await redis.del(keys.pairingCode(code)); // what its hour's expiry does
     expect((await store.pending()).map((r) => r.code)).not.toContain(code);
     expect(await redis.zscore(keys.pairingPending, code)).toBeNull();
+  });
+
+  it('gives no code while too many requests are pending, and again once they expired', async () => {
+    const own = stateKeys(`${prefix}:capped`);
+    const store = new AccessStore(redis, own, 2);
+    const now = 10_000_000;
+    expect((await store.requestPairing('team', 'A', null, now)).created).toBe(true);
+    expect((await store.requestPairing('team', 'B', null, now)).created).toBe(true);
+    expect(await store.requestPairing('team', 'C', null, now)).toEqual({ code: '', created: false });
+    // An hour later the two have expired (their index entries are dropped by time): C gets a code.
+    expect((await store.requestPairing('team', 'C', null, now + 3_600_001)).created).toBe(true);
   });
 
   it('says yes once per subject and window', async () => {

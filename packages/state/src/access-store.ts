@@ -5,6 +5,9 @@ import { defineCommands, type RedisClient } from './redis.js';
 /** How long a pairing code stays valid: an hour, then the person's next message gets a new one. */
 export const PAIRING_TTL_SECONDS = 3600;
 
+/** Requests pending at once, all hooks together: past it, strangers get no code until some are decided or expire. */
+export const MAX_PENDING_PAIRINGS = 1000;
+
 /** Codes read aloud or typed: no 0/O, 1/I/L. */
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
@@ -23,14 +26,18 @@ export interface PairingRequest {
 
 /**
  * KEYS[1] the person's code key (string), KEYS[2] the code's request (hash), KEYS[3] the pending
- * index (sorted set, code → created ms); ARGV: code, hook, user, name, now ms, ttl s.
- * Returns {code, 1} when a request was made now, {existing code, 0} when one was pending.
+ * index (sorted set, code → created ms); ARGV: code, hook, user, name, now ms, ttl s, the most
+ * requests pending at once, the message to send when approved (JSON, may be '').
+ * Returns {code, 1} when a request was made now, {existing code, 0} when one was pending, {'', 0}
+ * when too many are pending (expired ones are dropped from the index first).
  */
 const REQUEST = `
 local existing = redis.call('GET', KEYS[1])
 if existing then return {existing, 0} end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]) * 1000)
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return {'', 0} end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[6])
-redis.call('HSET', KEYS[2], 'hook', ARGV[2], 'user', ARGV[3], 'name', ARGV[4], 'created', ARGV[5])
+redis.call('HSET', KEYS[2], 'hook', ARGV[2], 'user', ARGV[3], 'name', ARGV[4], 'created', ARGV[5], 'notice', ARGV[8])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
 return {ARGV[1], 1}
@@ -40,10 +47,10 @@ return {ARGV[1], 1}
  * KEYS[1] the code's request (hash), KEYS[2] the pending index; ARGV[1] the code, ARGV[2] the
  * prefix of approved-user sets (`…:access:`), ARGV[3] the prefix of the person-code keys, ARGV[4]
  * '1' to approve. Everything in one step, so a code is decided once: a second decision finds
- * nothing. Returns {hook, user} or nil.
+ * nothing. Returns {hook, user, notice} or nil.
  */
 const DECIDE = `
-local request = redis.call('HMGET', KEYS[1], 'hook', 'user')
+local request = redis.call('HMGET', KEYS[1], 'hook', 'user', 'notice')
 redis.call('ZREM', KEYS[2], ARGV[1])
 if not request[1] then return nil end
 redis.call('DEL', KEYS[1])
@@ -55,7 +62,7 @@ return request
 
 type AccessRedis = RedisClient & {
   sbPairingRequest(...args: (string | number)[]): Promise<[string, number]>;
-  sbPairingDecide(...args: (string | number)[]): Promise<[string, string] | null>;
+  sbPairingDecide(...args: (string | number)[]): Promise<[string, string, string | null] | null>;
 };
 
 /**
@@ -69,6 +76,8 @@ export class AccessStore {
   constructor(
     redis: RedisClient,
     private readonly keys: StateKeys,
+    /** Requests pending at once, all hooks together. @defaultValue MAX_PENDING_PAIRINGS */
+    private readonly maxPending = MAX_PENDING_PAIRINGS,
   ) {
     defineCommands(redis, {
       sbPairingRequest: { numberOfKeys: 3, lua: REQUEST },
@@ -88,12 +97,18 @@ export class AccessStore {
     return (await this.#redis.srem(this.keys.accessUsers(hook), user)) === 1;
   }
 
-  /** The code `user` is to be given: a new one (`created`), or the one still pending for them. */
+  /**
+   * The code `user` is to be given: a new one (`created`), the one still pending for them, or
+   * none (`code` empty) when `MAX_PENDING_PAIRINGS` are pending.
+   *
+   * @param notice - What to send the person once approved (the caller's JSON), returned by `decide`.
+   */
   async requestPairing(
     hook: string,
     user: string,
     name: string | null,
     now = Date.now(),
+    notice = '',
   ): Promise<{ code: string; created: boolean }> {
     const fresh = newCode();
     const [code, created] = await this.#redis.sbPairingRequest(
@@ -106,6 +121,8 @@ export class AccessStore {
       name ?? '',
       now,
       PAIRING_TTL_SECONDS,
+      this.maxPending,
+      notice,
     );
     return { code, created: created === 1 };
   }
@@ -131,8 +148,11 @@ export class AccessStore {
     return requests;
   }
 
-  /** Approves or denies the request holding `code`: the person it named, or null when no such request is pending. */
-  async decide(code: string, approve: boolean): Promise<{ hook: string; user: string } | null> {
+  /**
+   * Approves or denies the request holding `code`: the person it named (and the notice stored
+   * with the request), or null when no such request is pending.
+   */
+  async decide(code: string, approve: boolean): Promise<{ hook: string; user: string; notice: string | null } | null> {
     const decided = await this.#redis.sbPairingDecide(
       this.keys.pairingCode(code),
       this.keys.pairingPending,
@@ -141,7 +161,7 @@ export class AccessStore {
       this.keys.pairingPersonPrefix,
       approve ? '1' : '0',
     );
-    return decided ? { hook: decided[0], user: decided[1] } : null;
+    return decided ? { hook: decided[0], user: decided[1], notice: decided[2] || null } : null;
   }
 
   /** True the first time in `ttlSeconds` it is asked for this subject: a notice sent once, then silence. */

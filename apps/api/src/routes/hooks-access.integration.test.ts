@@ -366,16 +366,20 @@ describe('WhatsApp pairing (dm: "pairing"), through the admin API', () => {
     expect((await admin(`/admin/pairing/${code}/deny`, { method: 'POST' })).status).toBe(404);
     expect((await (await admin('/admin/pairing')).json()).data.map((r: { code: string }) => r.code)).not.toContain(code);
 
+    // The person is told, once, that they may write now.
+    await eventually(() => expect(waSentTo(customer)).toEqual([expect.any(String), ACCESS_REPLIES.approved]));
     await postWhatsApp(waText(customer, 'now may I?'));
-    await eventually(() => expect(waSentTo(customer)).toEqual([expect.any(String), 'reply to: now may I? (history: 0)']));
+    await eventually(() =>
+      expect(waSentTo(customer)).toEqual([expect.any(String), ACCESS_REPLIES.approved, 'reply to: now may I? (history: 0)']),
+    );
 
     const revoked = await admin(`/admin/hooks/wa/users/${customer}`, { method: 'DELETE' });
     expect(revoked.status).toBe(200);
     expect((await admin(`/admin/hooks/wa/users/${customer}`, { method: 'DELETE' })).status).toBe(404);
     await postWhatsApp(waText(customer, 'still there?'));
-    await eventually(() => expect(waSentTo(customer)).toHaveLength(3));
-    expect(waSentTo(customer)[2]).toMatch(/approve this code: [A-Z0-9]{8}/);
-    expect(waSentTo(customer)[2]).not.toContain(code);
+    await eventually(() => expect(waSentTo(customer)).toHaveLength(4));
+    expect(waSentTo(customer)[3]).toMatch(/approve this code: [A-Z0-9]{8}/);
+    expect(waSentTo(customer)[3]).not.toContain(code);
   });
 
   it('denies a request: the person is not answered, and the code is gone', async () => {
@@ -387,6 +391,8 @@ describe('WhatsApp pairing (dm: "pairing"), through the admin API', () => {
     const denied = await admin(`/admin/pairing/${code}/deny`, { method: 'POST' });
     expect(await denied.json()).toMatchObject({ status: 'denied', user: customer });
     expect((await admin(`/admin/pairing/${code}/approve`, { method: 'POST' })).status).toBe(404);
+    await settled();
+    expect(waSentTo(customer)).toHaveLength(1);
   });
 
   it('in a group answers only a reply to the business, into the group', async () => {

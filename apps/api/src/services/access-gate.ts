@@ -8,6 +8,7 @@ export const ACCESS_REPLIES = {
   denied: 'Sorry, this bot only answers the people it was set up for.',
   pairing: (code: string) =>
     `Hello! I don't know you yet. To talk to me, ask my operator to approve this code: ${code}\n(It is valid for an hour.)`,
+  approved: 'You have been approved: write to me whenever you like.',
   rateLimited: (seconds: number) => `You're sending messages faster than I can answer. Please wait ${seconds} s, then try again.`,
   reset: 'Done: I have forgotten our conversation. What next?',
   help: 'Ask me anything. /reset forgets our conversation; /help shows this message.',
@@ -57,7 +58,15 @@ export async function gateMessage(
     if (!(await allowed(deps, hook, access, message))) {
       if (!direct) return null;
       if (access.dm === 'pairing') {
-        const { code, created } = await deps.access.requestPairing(hook.name, message.from, message.fromName ?? null);
+        // Kept with the request: what the admin route queues for the person once approved.
+        const notice = JSON.stringify(say(message, ACCESS_REPLIES.approved));
+        const { code, created } = await deps.access.requestPairing(
+          hook.name,
+          message.from,
+          message.fromName ?? null,
+          Date.now(),
+          notice,
+        );
         return created ? say(message, ACCESS_REPLIES.pairing(code)) : null;
       }
       const first = await deps.access.once(`denied:${hook.name}:${message.from}`, DENIED_NOTICE_SECONDS);
