@@ -328,6 +328,17 @@ describe('Slack (access.users)', () => {
     await settled();
     expect(slackSent('C0TEAM')).toHaveLength(1);
   });
+
+  it('reads "@bot /reset" in a thread as the command, and forgets that thread', async () => {
+    const thread = '1736959999.000001';
+    await postSlack({ user: 'U0ANN', channel: 'C0RESET', ts: thread, text: '<@U0BOT> remember 42' });
+    await eventually(() => expect(slackSent('C0RESET')).toHaveLength(1));
+    await postSlack({ user: 'U0ANN', channel: 'C0RESET', thread_ts: thread, text: '<@U0BOT> /reset' });
+    await eventually(() => expect(slackSent('C0RESET')).toEqual(['reply to: remember 42 (history: 0)', ACCESS_REPLIES.reset]));
+    await postSlack({ user: 'U0ANN', channel: 'C0RESET', thread_ts: thread, text: '<@U0BOT> what number?' });
+    await eventually(() => expect(slackSent('C0RESET')).toHaveLength(3));
+    expect(slackSent('C0RESET')[2]).toBe('reply to: what number? (history: 0)');
+  });
 });
 
 describe('WhatsApp pairing (dm: "pairing"), through the admin API', () => {
