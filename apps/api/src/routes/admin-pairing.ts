@@ -2,14 +2,14 @@ import type Router from '@koa/router';
 import { type InboundMessage, inboundMessageSchema, notFound } from '@switchboard/protocol';
 import { isPairingCode } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
-import { acceptMessage, findHook } from '../services/hook-service.js';
+import { type AcceptDeps, acceptMessage, findHook } from '../services/hook-service.js';
 
 /**
  * The operator's side of `access.dm: "pairing"` (behind the admin keys, as all of /admin): the
  * requests waiting, approve or deny one by its code, and revoke a person approved before. What
  * is decided is in Redis (state/access-store.ts), so every API process acts on it at once.
  */
-export function pairingRoutes(router: Router, deps: AppDeps): void {
+export function pairingRoutes(router: Router, deps: AcceptDeps & Pick<AppDeps, 'access' | 'hooks'>): void {
   router.get('/admin/pairing', async (ctx) => {
     const now = Date.now();
     const pending = await deps.access.pending();
