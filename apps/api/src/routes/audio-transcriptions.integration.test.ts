@@ -1,9 +1,16 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fakeTranscript, type LocalServer, startOpenAIUpstream } from '@switchboard/testing';
+import {
+  defaultOpenAIHandler,
+  fakeTranscript,
+  type LocalServer,
+  sendJson,
+  startLocalServer,
+  startOpenAIUpstream,
+} from '@switchboard/testing';
 import OpenAI, { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const ADMIN = 'admin-key-transcribe-0123456789';
@@ -12,6 +19,7 @@ const METER = { key: 'sk-transcribe-meter-001', name: 'meter' }; // the usage te
 const LIMIT = 64 * 1024; // limits.maxAudioBytes, small so that "too big" is cheap
 
 let upstream: LocalServer;
+let silent: LocalServer;
 let gateway: TestGateway;
 let client: OpenAI;
 let uploads: string;
@@ -25,6 +33,7 @@ beforeAll(async () => {
   uploads = mkdtempSync(join(tmpdir(), 'switchboard-uploads-'));
   process.env.TMPDIR = uploads;
   upstream = await startOpenAIUpstream();
+  silent = await startLocalServer(() => {}); // accepts, never answers
   gateway = await startGateway({
     config: {
       defaultModel: 'mock/gpt-4o',
@@ -35,6 +44,7 @@ beforeAll(async () => {
           models: ['gpt-4o'],
           audioModels: ['whisper-1', 'gpt-4o-transcribe'],
         },
+        slow: { type: 'openai', baseUrl: `${silent.url}/v1`, audioModels: ['whisper-slow'], timeoutMs: 300, maxRetries: 0 },
         claude: { type: 'anthropic', baseUrl: `${upstream.url}/anthropic`, models: ['claude-sonnet-4'] },
       },
       limits: { maxAudioBytes: LIMIT },
@@ -45,9 +55,12 @@ beforeAll(async () => {
   client = new OpenAI({ baseURL: gateway.baseURL, apiKey: KEY.key, maxRetries: 0 });
 });
 
+afterEach(() => upstream.handle(defaultOpenAIHandler));
+
 afterAll(async () => {
   await gateway?.close();
   await upstream?.close();
+  await silent?.close();
   process.env.TMPDIR = originalTmp;
   if (uploads) rmSync(uploads, { recursive: true, force: true });
 });
@@ -214,6 +227,28 @@ describe('POST /v1/audio/transcriptions', () => {
     });
     expect(exact.text).toBe(fakeTranscript(audio(LIMIT), 'edge.ogg'));
     expect(upstream.requests.length).toBe(requestsBefore + 1);
+    await eventually(() => expect(leftovers()).toEqual([]));
+  });
+
+  it('sends the same bytes again when the upstream asks for a retry (503), and answers once', async () => {
+    const before = upstream.requests.length;
+    let failed = false;
+    upstream.handle((req, res, raw) => {
+      if (failed) return defaultOpenAIHandler(req, res, raw);
+      failed = true;
+      sendJson(res, 503, { error: { message: 'overloaded', type: 'server_error' } });
+    });
+    const bytes = audio(3000);
+    const result = await client.audio.transcriptions.create({ file: await toFile(bytes, 'retry.ogg'), model: 'mock/whisper-1' });
+    expect(result.text).toBe(fakeTranscript(bytes, 'retry.ogg'));
+    expect(upstream.requests.length).toBe(before + 2);
+    // Each attempt carried the whole file (a spent body would have sent nothing the second time).
+    for (const sent of upstream.requests.slice(-2)) expect(sent.bytes.includes(bytes)).toBe(true);
+  });
+
+  it('answers 504 upstream_timeout when the upstream does not answer within its timeoutMs, and keeps no file', async () => {
+    const res = await postForm(formWith({ model: 'slow/whisper-slow' }, { bytes: audio(100), name: 'a.ogg' }));
+    expect(await errorOf(res)).toMatchObject({ status: 504, code: 'upstream_timeout' });
     await eventually(() => expect(leftovers()).toEqual([]));
   });
 
