@@ -10,8 +10,9 @@ export type UploadedFile = Exclude<ScalarOrArrayFiles[string], unknown[]>;
 /** Room for the text fields and the parts' headers around the file, in a declared Content-Length. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
-/** formidable's codes (formidable/src/FormidableError.js) for a file past its limits. */
+/** formidable's codes (formidable/src/FormidableError.js) for a file past its limits, and for a client gone. */
 const FILE_TOO_LARGE = new Set([1009, 1016]);
+const ABORTED = 1002;
 
 /**
  * Reads a multipart/form-data body (the one route that takes it, route-policy.ts `multipart`): its
@@ -92,6 +93,8 @@ function fileTooLarge(limit: number): AppError {
 function multipartError(err: Error, limit: number): Error {
   const { code, httpCode } = err as Error & { code?: unknown; httpCode?: unknown };
   if (typeof code === 'number' && FILE_TOO_LARGE.has(code)) return fileTooLarge(limit);
+  // A client that left mid-upload: the error handler's hang-up (499, logged as info), not a 500.
+  if (code === ABORTED) return Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
   if (typeof httpCode !== 'number' || httpCode >= 500) return err;
   return new AppError(`The multipart body could not be read: ${err.message}.`, {
     status: httpCode,

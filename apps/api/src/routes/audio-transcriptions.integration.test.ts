@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -250,6 +251,26 @@ describe('POST /v1/audio/transcriptions', () => {
     const res = await postForm(formWith({ model: 'slow/whisper-slow' }, { bytes: audio(100), name: 'a.ogg' }));
     expect(await errorOf(res)).toMatchObject({ status: 504, code: 'upstream_timeout' });
     await eventually(() => expect(leftovers()).toEqual([]));
+  });
+
+  it('removes the part of a file a client sent before hanging up, and logs no error', async () => {
+    const url = new URL(gateway.url);
+    const boundary = 'hangup-boundary';
+    const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="cut.ogg"\r\ncontent-type: audio/ogg\r\n\r\n`;
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /v1/audio/transcriptions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${KEY.key}\r\n` +
+        `content-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${LIMIT}\r\n\r\n${head}`,
+    );
+    socket.write(audio(20_000));
+    await eventually(() => expect(leftovers().length).toBe(1)); // formidable is writing it
+    socket.destroy();
+    await eventually(() => expect(leftovers()).toEqual([]));
+    await eventually(() =>
+      expect(gateway.logs.some((l) => l.path === '/v1/audio/transcriptions' && l.status === 499)).toBe(true),
+    );
+    expect(gateway.logs.filter((l) => l.message === 'unhandled error')).toEqual([]);
   });
 
   it('asks for the API key like the other /v1 calls', async () => {
