@@ -3,6 +3,7 @@ import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { deliveryMetrics, gatewayMetrics, Metrics } from '@switchboard/metrics';
+import { scrubSecrets } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   ChannelChecks,
@@ -21,6 +22,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { McpServers } from '@switchboard/tools';
 import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
@@ -44,6 +46,8 @@ export interface WorkerDeps {
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
   tracing?: Tracing;
+  /** The configured MCP servers (connecting from the start), when `mcpServers` names any. */
+  tools?: McpServers;
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
@@ -77,6 +81,7 @@ export function createWorkerDeps(
     ...(metrics ? { onPlatformCall: deliveryMetrics(metrics) } : {}),
   });
   const channelStats = new ChannelStats(redis, keys);
+  const tools = mcpServers(settings, logger);
   return {
     settings,
     logger,
@@ -95,7 +100,20 @@ export function createWorkerDeps(
       .meter,
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
+    ...(tools ? { tools } : {}),
   };
+}
+
+/** The MCP servers' connections, started now: the first tool loop waits for their first attempt. */
+function mcpServers(settings: Settings, logger: Logger): McpServers | undefined {
+  if (Object.keys(settings.config.mcpServers).length === 0) return undefined;
+  const secrets = [...settings.secrets].sort((a, b) => b.length - a.length);
+  const tools = new McpServers(settings.config.mcpServers, {
+    log: (level, message, meta) => logger[level](message, meta),
+    scrub: (text) => scrubSecrets(text, secrets),
+  });
+  tools.start().catch(() => {});
+  return tools;
 }
 
 /**
@@ -110,6 +128,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
     closeHooks(deps.hooks),
     deps.gateway.registry.close(),
     deps.tracing?.shutdown(),
+    deps.tools?.close(),
   ]);
   deps.redis.disconnect();
 }

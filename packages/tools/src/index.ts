@@ -1,0 +1,3 @@
+export * from './mcp-servers.js';
+export * from './offered-tools.js';
+export * from './tool-output.js';
