@@ -11,6 +11,7 @@ import {
   ChannelChecks,
   ChannelStats,
   createRedis,
+  McpStatusBoard,
   RateLimiter,
   type RedisClient,
   RedisCooldownStore,
@@ -55,6 +56,8 @@ export interface AppDeps {
   /** Usage and spend per key, model and day; the keys' budgets (usage-meter.ts). */
   usage: { ledger: UsageLedger; meter: UsageMeter };
   workers: WorkerRegistry;
+  /** The configured MCP servers' names, and their state as the workers report it (/status). */
+  mcpServers: { names: string[]; board: McpStatusBoard };
   /** Prometheus metrics, unless `metrics.enabled` is false. */
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
@@ -125,6 +128,7 @@ export function createDeps(
     usage,
     sessions,
     workers,
+    mcpServers: { names: Object.keys(settings.config.mcpServers), board: new McpStatusBoard(redis, keys) },
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),

@@ -9,6 +9,7 @@ import {
   ChannelChecks,
   ChannelStats,
   createQueueRedis,
+  McpStatusBoard,
   type RedisClient,
   RedisCooldownStore,
   type RedisWatch,
@@ -81,7 +82,7 @@ export function createWorkerDeps(
     ...(metrics ? { onPlatformCall: deliveryMetrics(metrics) } : {}),
   });
   const channelStats = new ChannelStats(redis, keys);
-  const tools = mcpServers(settings, logger);
+  const tools = mcpServers(settings, logger, new McpStatusBoard(redis, keys));
   return {
     settings,
     logger,
@@ -105,12 +106,15 @@ export function createWorkerDeps(
 }
 
 /** The MCP servers' connections, started now: the first tool loop waits for their first attempt. */
-function mcpServers(settings: Settings, logger: Logger): McpServers | undefined {
+function mcpServers(settings: Settings, logger: Logger, board: McpStatusBoard): McpServers | undefined {
   if (Object.keys(settings.config.mcpServers).length === 0) return undefined;
   const secrets = [...settings.secrets].sort((a, b) => b.length - a.length);
+  const unreported = throttledWarning(logger, 'mcp server state not reported: Redis did not take it');
   const tools = new McpServers(settings.config.mcpServers, {
     log: (level, message, meta) => logger[level](message, meta),
     scrub: (text) => scrubSecrets(text, secrets),
+    // What /status shows of each server (the API connects to none).
+    onChange: (state) => void board.report([state]).catch(unreported),
   });
   tools.start().catch(() => {});
   return tools;

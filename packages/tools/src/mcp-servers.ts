@@ -27,6 +27,8 @@ export interface McpServersOptions {
   reconnectMs?: number;
   /** Removes secrets from error messages before they are kept or shown. */
   scrub?: (text: string) => string;
+  /** Called with the server's new state when it connects, lists its tools again, fails or closes. */
+  onChange?: (state: McpServerState) => void;
 }
 
 const MAX_RECONNECT_MS = 30_000;
@@ -138,7 +140,10 @@ class ServerConnection {
         tools: {
           onChanged: (error, tools) => {
             if (error) return this.failed(`listing tools: ${error.message}`);
-            if (tools && this.client === client) this.tools = tools.map(toolInfo);
+            if (tools && this.client === client) {
+              this.tools = tools.map(toolInfo);
+              this.changed();
+            }
           },
         },
       },
@@ -157,6 +162,7 @@ class ServerConnection {
       this.retryMs = this.options.reconnectMs ?? 1_000;
       client.onclose = () => this.lost(client);
       this.options.log?.('info', 'mcp server connected', { mcp_server: this.name, tools: this.tools.length });
+      this.changed();
     } catch (err) {
       await client.close().catch(() => {});
       this.failed(`connecting: ${(err as Error).message}`);
@@ -203,6 +209,11 @@ class ServerConnection {
     this.lastError = scrubbed;
     this.lastErrorAt = Date.now();
     this.options.log?.('warn', 'mcp server unavailable', { mcp_server: this.name, error: scrubbed });
+    this.changed();
+  }
+
+  private changed(): void {
+    this.options.onChange?.(this.state());
   }
 
   async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolOutput> {

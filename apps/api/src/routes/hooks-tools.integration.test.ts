@@ -5,6 +5,7 @@ import {
   eventually,
   type FakeSlack,
   type FakeTelegram,
+  freePort,
   type LocalServer,
   MCP_STDIO_SERVER,
   sendJson,
@@ -23,6 +24,7 @@ import {
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
+import type { TestWorker } from '../test-support/start-worker.js';
 
 /**
  * Bots that act, end to end: the real API and worker, a model that asks for tools
@@ -53,6 +55,7 @@ let telegram: FakeTelegram;
 let slack: FakeSlack;
 let receiver: LocalServer;
 let mcp: TestMcpHttpServer;
+let worker: TestWorker;
 
 beforeAll(async () => {
   [telegram, slack, receiver, mcp] = await Promise.all([
@@ -67,6 +70,8 @@ beforeAll(async () => {
       mcpServers: {
         local: { command: process.execPath, args: [MCP_STDIO_SERVER], env: { MCP_SIDE_EFFECTS: sideEffects } },
         remote: { url: mcp.url, headers: { authorization: `Bearer ${MCP_TOKEN}` }, timeoutMs: 500 },
+        // Nothing listens there: the bot answers without it, and /status says so.
+        away: { url: `http://127.0.0.1:${await freePort()}/mcp`, headers: { authorization: `Bearer ${MCP_TOKEN}` } },
       },
     },
     hooks: {
@@ -88,7 +93,7 @@ beforeAll(async () => {
       },
     },
   });
-  harness.startWorker();
+  worker = harness.startWorker();
 }, 30_000);
 
 afterAll(async () => {
@@ -196,5 +201,24 @@ describe('a generic hook with tools over Streamable HTTP', () => {
       400,
       25,
     );
+  });
+});
+
+describe('the servers’ state', () => {
+  it('shows each server on /status: connected with its tools, or down with its error — and no secret anywhere', async () => {
+    const servers = await eventually(async () => {
+      const status = await (await fetch(`${harness.gateway.url}/status`)).json();
+      expect(status.mcp_servers.map((s: { name: string; connected: boolean | null }) => [s.name, s.connected])).toEqual([
+        ['local', true],
+        ['remote', true],
+        ['away', false],
+      ]);
+      return status.mcp_servers;
+    });
+    expect(servers[0]).toMatchObject({ transport: 'stdio', tools: ['add', 'slow', 'create_ticket', 'huge', 'crash', 'reveal'] });
+    expect(servers[2]).toMatchObject({ transport: 'http', tools: [], last_error: expect.stringMatching(/^connecting: /) });
+    expect(JSON.stringify(servers)).not.toContain(MCP_TOKEN);
+    expect(worker.logs.join('\n')).toContain('mcp server unavailable');
+    expect(worker.logs.join('\n')).not.toContain(MCP_TOKEN);
   });
 });
