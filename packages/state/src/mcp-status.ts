@@ -1,3 +1,4 @@
+import type { McpServerState } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { StateKeys } from './keys.js';
 import type { RedisClient } from './redis.js';
@@ -28,23 +29,13 @@ export interface McpServerStatus {
   reported_at: string | null;
 }
 
-/** What a worker reports of one server (`@switchboard/tools` McpServerState). */
-export interface McpServerReport {
-  name: string;
-  transport: 'stdio' | 'http';
-  connected: boolean;
-  tools: string[];
-  lastError: string | null;
-  lastErrorAt: number | null;
-}
-
 export class McpStatusBoard {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StateKeys,
   ) {}
 
-  async report(servers: readonly McpServerReport[], now = new Date()): Promise<void> {
+  async report(servers: readonly McpServerState[], now = new Date()): Promise<void> {
     if (servers.length === 0) return;
     const fields = servers.flatMap((server) => [
       server.name,

@@ -3,21 +3,9 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '@switchboard/config';
+import type { McpServerState } from '@switchboard/protocol';
 import { type OfferedTool, offeredTools, type ToolInfo } from './offered-tools.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutput, toolError, toolOutput } from './tool-output.js';
-
-/** What /status and `config:check` show of a server. */
-export interface McpServerState {
-  name: string;
-  transport: 'stdio' | 'http';
-  connected: boolean;
-  /** Its tools' names, as last listed. */
-  tools: string[];
-  /** Why it is not connected or last failed (scrubbed of the configured secrets by the logger's rules). */
-  lastError: string | null;
-  /** Unix ms of `lastError`. */
-  lastErrorAt: number | null;
-}
 
 export interface McpServersOptions {
   log?: (level: 'info' | 'warn', message: string, meta: Record<string, unknown>) => void;
