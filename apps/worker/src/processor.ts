@@ -1,12 +1,13 @@
 import { DeliveryError, routeDelivery } from '@switchboard/channels';
 import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult, type Reply } from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
-import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
 import { deliverRest } from './deliver.js';
 import { reportOutcome } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { answerLive } from './live-answer.js';
+import { AwaitingApproval } from './tool-loop.js';
 
 /** How long a job released on shutdown waits before another worker may take it. */
 const RELEASE_DELAY_MS = 1_000;
@@ -58,6 +59,11 @@ export function createProcessor(deps: WorkerDeps) {
       await reportOutcome(deps, message, { delivered: true });
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
+      if (err instanceof AwaitingApproval && !abort.aborted) {
+        // Waits for a yes without holding this worker: delayed until the deadline, promoted by an approval.
+        await message.job.moveToDelayed(err.until, token);
+        throw new DelayedError();
+      }
       throw await failure(deps, message, err, token, abort);
     }
   };

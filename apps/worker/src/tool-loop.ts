@@ -1,7 +1,7 @@
 import type { Reply } from '@switchboard/hub';
-import { EMPTY_TOOL_RECORD, type ToolCall, type ToolResult, type ToolStep } from '@switchboard/hub';
+import { EMPTY_TOOL_RECORD, type ToolCall, type ToolRecord, type ToolResult, type ToolStep } from '@switchboard/hub';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '@switchboard/protocol';
-import { asFunctionTool, capped, type OfferedTool } from '@switchboard/tools';
+import { asFunctionTool, capped, isGranted, type OfferedTool } from '@switchboard/tools';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
@@ -70,15 +70,56 @@ export async function answerWithTools(
     }
     transcript.push(request as ChatMessage);
     for (const [index, call] of request.tool_calls.entries()) {
+      const key = `${step}:${index}`;
       const result =
-        earlier.results.get(`${step}:${index}`) ??
-        (await deps.hub.tools.recordResult(job.jobId, step, index, await runCall(deps, offered, call, signal, onTool)));
+        earlier.results.get(key) ??
+        (await deps.hub.tools.recordResult(
+          job.jobId,
+          step,
+          index,
+          (await refusal(deps, job, earlier, offered, call, key)) ?? (await runCall(deps, offered, call, signal, onTool)),
+        ));
       transcript.push({ role: 'tool', tool_call_id: call.id, content: result.text });
       notes.push(note(offered, call, result));
     }
   }
   // Out of steps: one more answer, told not to call tools.
   return answer(await modelCall(deps, job, [...prompt, ...transcript], tools, 'none', signal), notes);
+}
+
+/**
+ * Thrown when a call needs a person's yes and has none yet: the processor moves the job to
+ * delayed until `until` (no worker slot held); an approval promotes it, and its next run replays
+ * the loop up to this call and finds the decision.
+ */
+export class AwaitingApproval extends Error {
+  constructor(readonly until: number) {
+    super('a tool call is waiting for approval');
+  }
+}
+
+/**
+ * For a call the hook's `approve` lists: null once approved (it runs); a denial (a decision, or
+ * none by the deadline) as the tool's result; with no decision yet, AwaitingApproval.
+ */
+async function refusal(
+  deps: WorkerDeps,
+  job: MessageJob,
+  earlier: ToolRecord,
+  offered: ReadonlyMap<string, OfferedTool>,
+  call: ToolCall,
+  key: string,
+): Promise<ToolResult | null> {
+  const tool = offered.get(call.function.name);
+  const { approve, approvalTimeoutMs } = job.hook.config;
+  if (!tool || !isGranted(approve, tool.server, tool.tool)) return null;
+  const decision = earlier.decisions.get(key);
+  if (decision)
+    return decision.approve ? null : { text: 'Error: the call was denied by the person asked to approve it.', isError: true };
+  const until = earlier.awaiting?.key === key ? earlier.awaiting.until : Date.now() + approvalTimeoutMs;
+  if (Date.now() >= until) return { text: `Error: the call was not approved within ${approvalTimeoutMs} ms.`, isError: true };
+  await deps.hub.tools.setAwaiting(job.jobId, { key, tool: tool.tool, arguments: call.function.arguments, until });
+  throw new AwaitingApproval(until);
 }
 
 async function modelCall(

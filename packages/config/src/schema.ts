@@ -232,6 +232,13 @@ export const hookCommonSchema = z.strictObject({
   tools: z.array(z.string().regex(TOOL_GRANT, 'a tool grant is "<server>" or "<server>/<tool>"')).default([]),
   /** Model calls that may ask for tools per message; then the model is asked once more without tools. @defaultValue 8 */
   maxToolSteps: z.int().min(1).max(64).default(8),
+  /**
+   * Granted tools (`"<server>/<tool>"` or `"<server>"`) that run only once approved
+   * (`POST /hooks/<name>/jobs/<id>/approval`; generic hooks only so far). @defaultValue []
+   */
+  approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),
+  /** How long a call waits for approval; then it is denied. @defaultValue 600000 */
+  approvalTimeoutMs: z.int().min(1_000).max(86_400_000).default(600_000),
 });
 
 export type HookCommonConfig = z.infer<typeof hookCommonSchema>;

@@ -56,4 +56,9 @@ export const JOB_FIELDS = {
    * Each is set once, before the loop goes on, so a run after a crash replays them.
    */
   toolPrefix: 'sbTool:',
+  /**
+   * The tool call waiting for approval, JSON `{key, tool, arguments, until}` (tool-ledger.ts); its
+   * decision is the field `sbTool:<step>:<i>:approval`, set once.
+   */
+  awaiting: 'sbAwaiting',
 } as const;

@@ -47,6 +47,9 @@ const PLANS: Record<string, ToolTurn[]> = {
   'never stop': [1, 2, 3].map((n) => [{ name: 'remote__add', arguments: { a: n, b: n } }]),
   'wait forever': [[{ name: 'remote__slow', arguments: { ms: 5_000 } }]],
   'flood me': [[{ name: 'remote__huge', arguments: { chars: 100_000 } }]],
+  'file it': [[{ name: 'remote__create_ticket', arguments: { title: 'approved one' } }]],
+  'file another': [[{ name: 'remote__create_ticket', arguments: { title: 'denied one' } }]],
+  'file late': [[{ name: 'remote__create_ticket', arguments: { title: 'late one' } }]],
 };
 
 const sideEffects = join(mkdtempSync(join(tmpdir(), 'hooks-tools-')), 'tickets.jsonl');
@@ -88,9 +91,12 @@ beforeAll(async () => {
         token: TOKEN,
         stream: false,
         replyUrl: `${receiver.url}/inbox`,
-        tools: ['remote'],
+        // `away` is down: its tools are not offered, and the bot answers with the rest.
+        tools: ['remote', 'away'],
         maxToolSteps: 2,
       },
+      careful: { type: 'generic', token: TOKEN, stream: false, tools: ['remote'], approve: ['remote/create_ticket'] },
+      hasty: { type: 'generic', token: TOKEN, stream: false, tools: ['remote'], approve: ['remote'], approvalTimeoutMs: 1_000 },
     },
   });
   worker = harness.startWorker();
@@ -180,6 +186,9 @@ describe('a generic hook with tools over Streamable HTTP', () => {
     const id = await genericSays('remote sum');
     await eventually(() => expect(receivedTexts()).toContain('tools said: 42 | 2'), 400, 25);
     expect(mcp.authorizations.every((value) => value === `Bearer ${MCP_TOKEN}`)).toBe(true);
+    // The server that is down offers nothing; the bot answered with the other's tools.
+    const offered = (modelRequests('remote sum')[0]!.json as { tools: { function: { name: string } }[] }).tools;
+    expect(offered.map((t) => t.function.name).every((name) => name.startsWith('remote__'))).toBe(true);
     const view = await fetch(`${harness.gateway.url}/hooks/gen/jobs/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await view.json()).toMatchObject({ status: 'completed', reply: 'tools said: 42 | 2' });
   });
@@ -220,5 +229,68 @@ describe('the servers’ state', () => {
     expect(JSON.stringify(servers)).not.toContain(MCP_TOKEN);
     expect(worker.logs.join('\n')).toContain('mcp server unavailable');
     expect(worker.logs.join('\n')).not.toContain(MCP_TOKEN);
+  });
+});
+
+describe('approvals on a generic hook', () => {
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+  async function ask(hook: string, text: string): Promise<string> {
+    const res = await harness.post(hook, JSON.stringify({ text, from: 'sam' }), auth);
+    expect(res.status).toBe(202);
+    return (await res.json()).id;
+  }
+  const view = async (hook: string, id: string) =>
+    (await fetch(`${harness.gateway.url}/hooks/${hook}/jobs/${id}`, { headers: auth })).json();
+  const decide = (hook: string, id: string, body: unknown) =>
+    fetch(`${harness.gateway.url}/hooks/${hook}/jobs/${id}/approval`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(body),
+    });
+
+  it('waits for a yes without holding a worker, then runs the call once', async () => {
+    const id = await ask('careful', 'file it');
+    const waiting = await eventually(
+      async () => {
+        const job = await view('careful', id);
+        expect(job.status).toBe('awaiting_approval');
+        return job;
+      },
+      400,
+      25,
+    );
+    expect(waiting.approval).toMatchObject({ tool: 'create_ticket', arguments: '{"title":"approved one"}' });
+    expect(await harness.hub.queue.getJobState(id)).toBe('delayed');
+    expect(mcp.tickets).not.toContain('approved one');
+
+    const bad = await decide('careful', id, { approve: 'yes' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'approve' });
+    const yes = await decide('careful', id, { approve: true });
+    expect(yes.status).toBe(200);
+    expect(await yes.json()).toEqual({ id, tool: 'create_ticket', approve: true });
+    await eventually(async () => expect(await view('careful', id)).toMatchObject({ status: 'completed' }), 400, 25);
+    expect((await view('careful', id)).reply).toMatch(/^tools said: ticket #\d+ created: approved one$/);
+    expect(mcp.tickets.filter((title) => title === 'approved one')).toHaveLength(1);
+    expect((await decide('careful', id, { approve: false })).status).toBe(409);
+  });
+
+  it('gives the model a denial as the tool’s result, and never runs the call', async () => {
+    const id = await ask('careful', 'file another');
+    await eventually(async () => expect((await view('careful', id)).status).toBe('awaiting_approval'), 400, 25);
+    expect((await decide('careful', id, { approve: false })).status).toBe(200);
+    await eventually(async () => expect(await view('careful', id)).toMatchObject({ status: 'completed' }), 400, 25);
+    expect((await view('careful', id)).reply).toBe('tools said: Error: the call was denied by the person asked to approve it.');
+    expect(mcp.tickets).not.toContain('denied one');
+  });
+
+  it('denies a call nobody approved in time, and refuses a late decision', async () => {
+    const id = await ask('hasty', 'file late');
+    await eventually(async () => expect(await view('hasty', id)).toMatchObject({ status: 'completed' }), 400, 25);
+    expect((await view('hasty', id)).reply).toBe('tools said: Error: the call was not approved within 1000 ms.');
+    expect(mcp.tickets).not.toContain('late one');
+    const late = await decide('hasty', id, { approve: true });
+    expect(late.status).toBe(409);
+    expect((await late.json()).error.code).toBe('not_awaiting_approval');
   });
 });

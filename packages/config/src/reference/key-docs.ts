@@ -378,6 +378,17 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     meaning: 'model calls per message that may ask for tools; then the model is asked once more without tools',
   },
   {
+    keys: ['hooks.<name>.approve'],
+    default: '`[]`',
+    meaning:
+      'granted tools that run only once approved with `POST /hooks/<name>/jobs/<id>/approval` (generic hooks only so far), see [Tools](tools.md#approvals)',
+  },
+  {
+    keys: ['hooks.<name>.approvalTimeoutMs'],
+    default: '`600000`',
+    meaning: 'how long a call waits for approval (no worker slot held); then it is denied',
+  },
+  {
     keys: ['hooks.<name>.token'],
     default: 'required',
     meaning: 'callers send it as `Authorization: Bearer` or `X-Hook-Token` (8 characters or more)',
