@@ -50,6 +50,7 @@ const PLANS: Record<string, ToolTurn[]> = {
   'file it': [[{ name: 'remote__create_ticket', arguments: { title: 'approved one' } }]],
   'file another': [[{ name: 'remote__create_ticket', arguments: { title: 'denied one' } }]],
   'file late': [[{ name: 'remote__create_ticket', arguments: { title: 'late one' } }]],
+  'file across a restart': [[{ name: 'remote__create_ticket', arguments: { title: 'restart one' } }]],
 };
 
 const sideEffects = join(mkdtempSync(join(tmpdir(), 'hooks-tools-')), 'tickets.jsonl');
@@ -292,5 +293,16 @@ describe('approvals on a generic hook', () => {
     const late = await decide('hasty', id, { approve: true });
     expect(late.status).toBe(409);
     expect((await late.json()).error.code).toBe('not_awaiting_approval');
+  });
+
+  it('keeps waiting across a worker restart: the wait is the job’s, in Redis', async () => {
+    const id = await ask('careful', 'file across a restart');
+    await eventually(async () => expect((await view('careful', id)).status).toBe('awaiting_approval'), 400, 25);
+    await worker.close();
+    worker = harness.startWorker();
+    expect((await decide('careful', id, { approve: true })).status).toBe(200);
+    await eventually(async () => expect(await view('careful', id)).toMatchObject({ status: 'completed' }), 600, 25);
+    expect((await view('careful', id)).reply).toMatch(/^tools said: ticket #\d+ created: restart one$/);
+    expect(mcp.tickets.filter((title) => title === 'restart one')).toHaveLength(1);
   });
 });
