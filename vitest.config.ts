@@ -44,7 +44,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{apps,packages}/*/src/**/*.test.ts', 'scripts/**/*.test.mjs'],
+          include: ['{apps,packages}/*/src/**/*.test.ts', 'scripts/**/*.test.mjs', 'bench/**/*.test.mjs'],
           exclude: ['**/*.integration.test.ts', '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
         },

@@ -7,7 +7,7 @@
 // BENCH_SOAK_SECONDS=600 adds a long run that samples the API's RSS (flat after warm-up?).
 // Exits 0 whatever the goals say; non-zero only when the bench itself broke (errors, a crash).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './chi
 import { machineBusyMs, processCpuMs, treeCpuMs } from './cpu.mjs';
 import { benchConfig, nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
+import { attributeLayers, layerTable } from './layer-costs.mjs';
 import { burst, measure, summarize } from './load.mjs';
 import { COST_SCENARIOS, COST_SWITCHES, costReport, measureCost } from './observability-cost.mjs';
 import { cpuTable, floorGoals, floorTable, soakTable, ttfbTable } from './report.mjs';
@@ -58,6 +59,11 @@ const soakSeconds = numberFromEnv('BENCH_SOAK_SECONDS', 0);
 const costMode = ['on', 'off', 'only'].includes(env.BENCH_COST) ? env.BENCH_COST : 'on';
 const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 6)));
 const costIds = env.BENCH_COST_SCENARIOS?.split(',').map((id) => id.trim()) ?? COST_SCENARIOS;
+// The layer table (layer-costs.mjs): on (default), off, or only it.
+const layersMode = ['on', 'off', 'only'].includes(env.BENCH_LAYERS) ? env.BENCH_LAYERS : 'on';
+const layerIds = env.BENCH_LAYER_SCENARIOS?.split(',').map((id) => id.trim()) ?? ['json-32', 'sse-8'];
+// Only one section asked for: the main table is skipped too.
+const mainMode = costMode === 'only' || layersMode === 'only' ? 'off' : 'on';
 const logLevel = env.BENCH_GATEWAY_LOG_LEVEL || 'info';
 const gatewayNodeArgs = nodeArgsFromEnv('BENCH_GATEWAY_NODE_ARGS');
 const only = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
@@ -109,14 +115,14 @@ async function main() {
     headers,
   };
   const targets = [direct];
-  const server = async (name, script, extraEnv = {}, config = configPath) => {
+  const server = async (name, script, extraEnv = {}, config = configPath, nodeArgs = gatewayNodeArgs) => {
     const port = await freePort();
-    const child = spawnChild(name, [...gatewayNodeArgs, script], { ...gatewayEnv(port, config), ...extraEnv }, 'ignore');
+    const child = spawnChild(name, [...nodeArgs, script], { ...gatewayEnv(port, config), ...extraEnv }, 'ignore');
     const origin = `http://127.0.0.1:${port}`;
     await waitForHealth(origin, child);
-    return { name, origin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers, pid: child.process.pid };
+    return { name, origin, path: '/v1/chat/completions', model: 'bench/gpt-4o-mini', headers, pid: child.process.pid, child };
   };
-  if (costMode !== 'only') {
+  if (mainMode === 'on') {
     targets.push(await server('bare', bareProxy));
     targets.push(await server('koa', koaFloor));
     for (const count of processCounts) {
@@ -138,7 +144,7 @@ async function main() {
 
   console.log(header());
   const runs = new Map(scenarios.map((scenario) => [scenario.id, Object.fromEntries(targets.map((t) => [t.name, []]))]));
-  for (let round = 1; round <= (costMode === 'only' ? 0 : rounds); round++) {
+  for (let round = 1; round <= (mainMode === 'on' ? rounds : 0); round++) {
     for (const scenario of scenarios) {
       // Rotate which target goes first each round, so a drift in machine load hits all alike.
       const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]);
@@ -156,7 +162,7 @@ async function main() {
       }
     }
   }
-  const rows = (costMode === 'only' ? [] : scenarios).map((scenario) => ({
+  const rows = (mainMode === 'on' ? scenarios : []).map((scenario) => ({
     scenario,
     results: Object.fromEntries(targets.map((t) => [t.name, summarize(runs.get(scenario.id)[t.name])])),
   }));
@@ -171,7 +177,7 @@ async function main() {
   }
 
   let costRows = [];
-  if (costMode !== 'off' && apiMain === builtApi) {
+  if (costMode !== 'off' && layersMode !== 'only' && apiMain === builtApi) {
     // Two fresh twins: the main gateway has served the other scenarios (1,000 slow streams leave
     // its pool and heap larger), which would bias the comparison against whichever side it was.
     const on = await server('gateway (observability on)', apiMain);
@@ -189,6 +195,37 @@ async function main() {
     console.log(`${costReport(costRows)}\n`);
   }
 
+  const layerRows = [];
+  if (layersMode !== 'off' && apiMain === builtApi) {
+    // Every layer doing its work: the key checked (with a per-key rate limit, so the limiter's
+    // Redis script runs), metrics and usage on; the cache is not configured (no lookup).
+    const layersConfig = writeConfig('layers.json', {
+      ...COST_SWITCHES.on,
+      apiKeys: [{ key: API_KEY, requestsPerMinute: 100_000_000 }],
+    });
+    const profiled = SCENARIOS.filter((s) => layerIds.includes(s.id) && !s.burst);
+    for (const scenario of profiled) {
+      layerRows.push(
+        await measureLayers(scenario, (name, dir) =>
+          server(name, apiMain, {}, layersConfig, ['--cpu-prof', `--cpu-prof-dir=${dir}`]),
+        ),
+      );
+    }
+    if (layerRows.length) {
+      console.log(
+        [
+          'Where the CPU per request goes (profile attribution: a fresh gateway per scenario under --cpu-prof, every layer on —',
+          'API key + per-key rate limit, metrics, usage; cache not configured — each busy sample of the measured window given to the',
+          'innermost frame of a layer on its stack, bench/layer-costs.mjs; share × the CPU µs per request that run used, from /proc;',
+          'the profiler itself adds some CPU, so the total is above the main table’s):',
+          '',
+          layerTable(layerRows),
+          '',
+        ].join('\n'),
+      );
+    }
+  }
+
   if (soakSeconds > 0) {
     const gateway = targets.find((t) => t.name === 'gateway');
     process.stderr.write(`bench: soak, json-32 → gateway for ${soakSeconds} s, RSS sampled every 10 s …\n`);
@@ -202,6 +239,9 @@ async function main() {
         .filter(([, result]) => result.errors > 0)
         .map(([name, result]) => `${row.scenario.id} ${name}: ${result.errors} errors, first: ${result.firstError}`),
     ),
+    ...layerRows
+      .filter((row) => row.errors > 0)
+      .map((row) => `layers ${row.label}: ${row.errors} errors, first: ${row.firstError}`),
     ...costRows.flatMap((row) =>
       ['on', 'off']
         .filter((name) => row[name].errors > 0)
@@ -213,6 +253,41 @@ async function main() {
     return shutdown(1);
   }
   return shutdown(0);
+}
+
+/**
+ * One scenario against a fresh profiled gateway: measured as the others, then stopped so that
+ * its profile is written, and the profile's samples of the measured window attributed to layers.
+ */
+async function measureLayers(scenario, start) {
+  // BENCH_LAYER_PROFILE_DIR keeps the profiles (for bench/profile-summary.mjs); else they go with the temp dir.
+  const dir = join(env.BENCH_LAYER_PROFILE_DIR ? resolve(env.BENCH_LAYER_PROFILE_DIR) : tempDir, `profile-${scenario.id}`);
+  const target = await start(`gateway (profiled, ${scenario.id})`, dir);
+  const window = [];
+  const cpuProbe = () => {
+    window.push(Number(process.hrtime.bigint() / 1000n)); // the profile's clock: CLOCK_MONOTONIC µs
+    const ms = processCpuMs(target.pid);
+    return ms === null ? null : { gateway: ms };
+  };
+  process.stderr.write(`bench: layers ${scenario.id} → profiled gateway … `);
+  const run = await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+  process.stderr.write(`${Math.round((run.latencies.length / run.elapsedMs) * 1000)} req/s, ${run.errors} errors\n`);
+  await target.child.stop();
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`the profiled gateway wrote no profile in ${dir}`);
+  const { busy, byLayer } = attributeLayers(JSON.parse(readFileSync(join(dir, file), 'utf8')), {
+    fromUs: window[0],
+    toUs: window[1],
+  });
+  const result = summarize([run]);
+  return {
+    label: scenario.label,
+    cpuUsPerRequest: result.cpuUsPerRequest?.gateway ?? Number.NaN,
+    busy,
+    byLayer,
+    errors: run.errors,
+    firstError: run.firstError,
+  };
 }
 
 /** json-32 against `target` for `seconds`, with its RSS (MiB) read from /proc every 10 s. */

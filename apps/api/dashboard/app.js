@@ -139,17 +139,48 @@ async function retry(id, button) {
   await refresh();
 }
 
+/** People waiting for a pairing decision (hooks with `access.dm: "pairing"`), each with Approve and Deny. */
+function showPairing(requests) {
+  if (!requests.length) return emptyRow('pairing', 'no pending requests', 6);
+  rows('pairing', requests, (request) => {
+    const action = document.createElement('td');
+    for (const decision of ['approve', 'deny']) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = decision === 'approve' ? 'Approve' : 'Deny';
+      button.dataset[decision] = request.code;
+      button.addEventListener('click', () => decide(request.code, decision, action));
+      action.append(button);
+    }
+    const age = request.age_seconds < 120 ? `${request.age_seconds} s` : `${Math.floor(request.age_seconds / 60)} min`;
+    return [cell(request.hook), cell(request.user), cell(request.name ?? ''), cell(request.code), cell(age), action];
+  });
+}
+
+async function decide(code, decision, action) {
+  for (const button of action.querySelectorAll('button')) button.disabled = true;
+  try {
+    const res = await call(`/admin/pairing/${encodeURIComponent(code)}/${decision}`, { method: 'POST' });
+    if (!res.ok) action.textContent = (await res.json()).error?.message ?? `failed (${res.status})`;
+  } catch (err) {
+    action.textContent = err.message;
+  }
+  await refresh();
+}
+
 async function refresh() {
   clearTimeout(timer);
   try {
-    const [status, activity, failed] = await Promise.all([
+    const [status, activity, failed, pairing] = await Promise.all([
       json('/admin/status'),
       json('/admin/activity?minutes=15'),
       json('/admin/jobs?state=failed&limit=10'),
+      json('/admin/pairing'),
     ]);
     showStatus(status);
     showActivity(activity.data);
     showFailed(failed.data);
+    showPairing(pairing.data);
     await Promise.all([showUsage('key'), showUsage('model')]);
     $('state').textContent = `updated ${new Date().toLocaleTimeString()}`;
     $('state').className = 'muted';

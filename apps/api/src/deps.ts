@@ -7,6 +7,7 @@ import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metr
 import { serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
+  AccessStore,
   ActiveSessions,
   ChannelChecks,
   ChannelStats,
@@ -53,6 +54,8 @@ export interface AppDeps {
   cache?: ResponseCache;
   sessions: ActiveSessions;
   rateLimiter: RateLimiter;
+  /** Approved people and pairing requests of the hooks' `access` (access-store.ts). */
+  access: AccessStore;
   /** Usage and spend per key, model and day; the keys' budgets (usage-meter.ts). */
   usage: { ledger: UsageLedger; meter: UsageMeter };
   workers: WorkerRegistry;
@@ -125,6 +128,7 @@ export function createDeps(
     channelStats,
     channelChecks,
     rateLimiter: new RateLimiter(redis, keys),
+    access: new AccessStore(redis, keys),
     usage,
     sessions,
     workers,

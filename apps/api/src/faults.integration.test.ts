@@ -25,7 +25,11 @@ describe('a Redis outage and its recovery, without restarting the gateway or the
     gateway = await startGateway({
       env: { REDIS_URL: redis.url },
       config: {
-        hooks: { ops: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/in` } },
+        hooks: {
+          ops: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/in` },
+          // Its access check reads Redis (approved people) before anything is queued.
+          guarded: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/in`, access: { users: ['ann'] } },
+        },
         worker: { attempts: 6, backoffMs: 100 },
       },
     });
@@ -96,6 +100,15 @@ describe('a Redis outage and its recovery, without restarting the gateway or the
       expect(body.error.code).toBe('queue_unavailable');
       refusedTexts.push(text);
     }
+
+    // A stranger to a hook with `access` is neither refused nor told anything: the platform retries later.
+    const guarded = await fetch(`${gateway.url}/hooks/guarded`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ text: 'let me in', from: 'bob' }),
+    });
+    expect(guarded.status).toBe(503);
+    expect((await guarded.json()).error.code).toBe('queue_unavailable');
 
     const status = await fetch(`${gateway.url}/status`);
     expect(status.status).toBe(200);

@@ -33,7 +33,7 @@ export interface RoutePolicy {
 }
 
 export interface RouteEntry extends RoutePolicy {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** As @koa/router writes it: `/hooks/:name`, `/v1/models/*id`. */
   path: string;
 }
@@ -75,6 +75,10 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: 'GET', path: '/admin/jobs', ...operator },
   { method: 'POST', path: '/admin/jobs/:id/retry', ...operator },
   { method: 'POST', path: '/admin/hooks/:name/retry', ...operator },
+  { method: 'GET', path: '/admin/pairing', ...operator },
+  { method: 'POST', path: '/admin/pairing/:code/approve', ...operator },
+  { method: 'POST', path: '/admin/pairing/:code/deny', ...operator },
+  { method: 'DELETE', path: '/admin/hooks/:name/users/:id', ...operator },
   // Mounted beside the router (its pages and API under this path: AREAS below).
   { method: 'GET', path: BULL_BOARD_PATH, ...board },
   { method: 'GET', path: '/dashboard', ...open },

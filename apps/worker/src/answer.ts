@@ -1,5 +1,5 @@
 import type { ExchangeState, Reply } from '@switchboard/hub';
-import type { ChatMessage } from '@switchboard/protocol';
+import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
@@ -11,7 +11,7 @@ import { answerWithTools, recordToolAnswer } from './tool-loop.js';
  * before any of it is delivered.
  */
 export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
-  const recorded = await recordedReply(deps, job, earlier);
+  const recorded = (await recordedReply(deps, job, earlier)) ?? (await fixedReply(deps, job));
   if (recorded) return recorded;
   const messages = await promptFor(deps, job);
   const withTools = await answerWithTools(deps, job, messages, signal);
@@ -31,6 +31,20 @@ export async function recordedReply(deps: WorkerDeps, job: MessageJob, earlier: 
   return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, legacy.reply, {
     remember: !legacy.historySaved,
   });
+}
+
+/** The model name a fixed reply is recorded with (the job view and delivery events show it). */
+export const FIXED_REPLY_MODEL = 'switchboard';
+
+/**
+ * A message's fixed reply (`say`, and `reset`'s confirmation), recorded like a model's — once,
+ * so a retry delivers the same text — but kept out of memory; null for a message the model answers.
+ */
+export async function fixedReply(deps: WorkerDeps, job: MessageJob): Promise<Reply | null> {
+  const { action, reply, text } = job.queued.message;
+  if (action === 'chat' || reply === undefined) return null;
+  const fixed = { text: reply, model: FIXED_REPLY_MODEL, created: unixSeconds() };
+  return deps.hub.exchange.record(job.jobId, job.conversation, text, fixed, { remember: false });
 }
 
 /** What the model is sent: the hook's system prompt, the conversation's memory, the message. */

@@ -2,7 +2,7 @@ import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { CallContext } from '@switchboard/providers';
-import { promptFor, recordedReply } from './answer.js';
+import { fixedReply, promptFor, recordedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
@@ -41,7 +41,10 @@ export async function answerLive(
     log,
   });
   try {
-    const reply = (await recordedReply(deps, job, earlier)) ?? (await streamReply(deps, job, live, signal, log));
+    const reply =
+      (await recordedReply(deps, job, earlier)) ??
+      (await fixedReply(deps, job)) ??
+      (await streamReply(deps, job, live, signal, log));
     return { reply, parts: await live.finish(reply) };
   } finally {
     live.close();

@@ -46,11 +46,20 @@ export function createProcessor(deps: WorkerDeps) {
       return finishedEarlier(deps, message, earlier);
     }
     try {
-      if (message.queued.message.action === 'reset') {
-        await hub.exchange.forget(message.conversation);
+      const { action, reply: fixed, text } = message.queued.message;
+      if (action === 'remember') {
+        await hub.exchange.remember(message.jobId, message.conversation, text);
         await hub.order.release(message.conversation, message.jobId, finalFields(0));
         return { reply: null, model: null, parts: 0 };
       }
+      if (action === 'reset') {
+        await hub.exchange.forget(message.conversation);
+        if (fixed === undefined) {
+          await hub.order.release(message.conversation, message.jobId, finalFields(0));
+          return { reply: null, model: null, parts: 0 };
+        }
+      }
+      // A chat is answered by the model; `say` and a confirmed `reset` by their fixed reply, delivered the same way.
       const { reply, parts } = message.hook.openLive
         ? await answerLive(deps, message, earlier, abort)
         : await answerWhole(deps, message, earlier, abort);
@@ -85,7 +94,8 @@ async function answerWhole(
  * did, without calling the model or the platform again.
  */
 function finishedEarlier(deps: WorkerDeps, message: MessageJob, earlier: ExchangeState): JobResult {
-  if (message.queued.message.action === 'reset') return { reply: null, model: null, parts: 0 };
+  const { action, reply } = message.queued.message;
+  if (action === 'remember' || (action === 'reset' && reply === undefined)) return { reply: null, model: null, parts: 0 };
   const parts = earlier.reply ? deliveryHook(deps, message).split(earlier.reply.text).length : 0;
   if (!earlier.reply || earlier.delivered < parts) throw new UnrecoverableError('The message failed for good in an earlier run.');
   return { reply: earlier.reply.text, model: earlier.reply.model, parts };

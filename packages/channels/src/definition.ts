@@ -117,6 +117,8 @@ export type Inbound =
       message: InboundMessage;
       ack: (jobId: string, duplicate: boolean) => HttpAnswer;
       waitMs?: number;
+      /** The answer when the hook's access rules drop the message (nothing queued); without it, `ack('', false)`. */
+      ignored?: () => HttpAnswer;
     }
   /**
    * Queue each of `messages` in order (a platform that batches, as WhatsApp does), then answer

@@ -212,13 +212,45 @@ function checkToolGrants(
     }
   }
 }
+/**
+ * Who a hook's bot answers (docs/access.md). Set at all, it applies to every message whose channel
+ * says where it was written (direct or group); without it, the hook answers everyone everywhere.
+ */
+export const accessSchema = z.strictObject({
+  /** Platform user ids allowed to talk to the bot; empty: everyone. @defaultValue [] */
+  users: z.array(z.string().min(1).max(256)).max(10_000).default([]),
+  /**
+   * Group chats and channels: `mention` answers only messages that mention the bot or reply to
+   * it; `all` answers every message; `off` none. @defaultValue "mention"
+   */
+  groups: z.enum(['mention', 'all', 'off']).default('mention'),
+  /** With `groups: "mention"`: keep the other messages in memory as context, unanswered. @defaultValue false */
+  groupContext: z.boolean().default(false),
+  /**
+   * Direct messages: `open` (anyone `users` allows), `off` (none), or `pairing` (an unknown person
+   * gets a one-time code an operator approves). @defaultValue "open"
+   */
+  dm: z.enum(['open', 'off', 'pairing']).default('open'),
+});
+
+export type AccessConfig = z.infer<typeof accessSchema>;
 
 /** The keys every hook has, whatever its channel. */
 export const hookCommonSchema = z.strictObject({
   /** The model that answers this hook. @defaultValue the config's defaultModel */
   model: z.string().min(1).default('default'),
-  /** Inbound requests per minute to this hook (all senders together). */
-  rateLimit: z.strictObject({ requestsPerMinute: z.int().min(1) }).optional(),
+  /**
+   * Inbound requests per minute to this hook (all senders together), and messages per minute
+   * from one platform user (`perUser`: answered politely once, then silence until the minute ends).
+   */
+  rateLimit: z
+    .strictObject({ requestsPerMinute: z.int().min(1).optional(), perUser: z.int().min(1).optional() })
+    .refine((r) => r.requestsPerMinute !== undefined || r.perUser !== undefined, 'set requestsPerMinute, perUser or both')
+    .optional(),
+  /** Who the bot answers: allowed users, groups (mention-only by default), direct messages. */
+  access: accessSchema.optional(),
+  /** What `/help` (and Telegram's `/start`) answers: what the bot is and how to use it. */
+  help: z.string().min(1).max(4000).optional(),
   /** A system prompt prepended to every conversation of this hook (never stored). */
   system: z.string().optional(),
   /** What this hook's model calls may spend; a message over it fails with `insufficient_quota`. */

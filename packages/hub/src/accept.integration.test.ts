@@ -24,7 +24,7 @@ describe('acceptMessage', () => {
     const { jobId, duplicate } = await acceptMessage(fixture.hub, 'team', message('hi'), 1_760_000_000_000);
     expect(duplicate).toBe(false);
     const job = await fixture.hub.queue.getJob(jobId);
-    expect(job?.data).toEqual({ v: 3, hook: 'team', message: message('hi'), receivedAt: 1_760_000_000_000, waits: false });
+    expect(job?.data).toEqual({ v: 4, hook: 'team', message: message('hi'), receivedAt: 1_760_000_000_000, waits: false });
     expect(job?.opts).toMatchObject({ attempts: 5, backoff: { type: 'switchboard', delay: 40 } });
     expect(await job?.getState()).toBe('waiting');
   });

@@ -47,6 +47,23 @@ describe('the exchange record', () => {
     });
   });
 
+  it('keeps a context message in memory once, unanswered, however often its job runs', async () => {
+    const { hub, jobId } = await withJob();
+    await hub.exchange.remember(jobId, CONVERSATION, 'Ann: the deploy is at five');
+    await hub.exchange.remember(jobId, CONVERSATION, 'Ann: the deploy is at five');
+    expect(await hub.exchange.history(CONVERSATION)).toEqual([{ role: 'user', content: 'Ann: the deploy is at five' }]);
+  });
+
+  it('records a fixed reply without touching memory, and a second run delivers the same text', async () => {
+    const { hub, jobId } = await withJob();
+    const fixed = { text: 'Your code: ABCD2345', model: 'switchboard', created: 1 };
+    expect(await hub.exchange.record(jobId, CONVERSATION, 'hi', fixed, { remember: false })).toEqual(fixed);
+    expect(await hub.exchange.record(jobId, CONVERSATION, 'hi', { ...fixed, text: 'another' }, { remember: false })).toEqual(
+      fixed,
+    );
+    expect(await hub.exchange.history(CONVERSATION)).toEqual([]);
+  });
+
   it('lets one of two racing runs win, and the memory holds one exchange', async () => {
     const { hub, jobId } = await withJob();
     const results = await Promise.all(

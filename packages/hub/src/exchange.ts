@@ -109,6 +109,24 @@ export class Exchange {
     return readReply(recorded) ?? reply;
   }
 
+  /**
+   * Keeps `text` in the conversation's memory as a user message with no answer (a group message
+   * not addressed to the bot, `groupContext` on), once per job however often it runs: the job's
+   * reply field is set to an empty reply in the same step.
+   */
+  async remember(jobId: string, conversation: string, text: string): Promise<void> {
+    await this.redis.sbExchangeRecord(
+      this.queue.toKey(jobId),
+      this.keys.memory(conversation),
+      JSON.stringify({ text: '', model: '', created: 0 } satisfies Reply),
+      JSON.stringify({ role: 'user', content: text } satisfies MemoryMessage),
+      '',
+      this.memory.maxMessages,
+      this.memory.ttlSeconds,
+      '1',
+    );
+  }
+
   /** Records that the platform has the first `count` pieces. */
   async delivered(jobId: string, count: number): Promise<void> {
     await this.redis.hset(this.queue.toKey(jobId), JOB_FIELDS.delivered, count);

@@ -11,7 +11,13 @@ const message = {
 };
 
 describe('readQueuedMessage', () => {
-  it('reads a version-3 message as it is, the hook it delivers through included', () => {
+  it("reads a version-4 message as it is: a fixed reply, the place and the sender's name included", () => {
+    const say = { ...message, action: 'say', reply: 'Your code: ABCD-2345', place: 'direct', addressed: false, fromName: 'Ann' };
+    const data = { v: 4, hook: 'team', message: say, receivedAt: 1, waits: false };
+    expect(readQueuedMessage(data)).toEqual({ message: data, legacy: null });
+  });
+
+  it('reads a version-3 message queued by the previous release as version 4, the hook it delivers through included', () => {
     const data = {
       v: 3,
       hook: 'github',
@@ -19,17 +25,23 @@ describe('readQueuedMessage', () => {
       receivedAt: 1,
       waits: true,
     };
-    expect(readQueuedMessage(data)).toEqual({ message: data, legacy: null });
+    expect(readQueuedMessage(data)).toEqual({ message: { ...data, v: 4 }, legacy: null });
   });
 
-  it('reads a version-2 message queued by the previous release as version 3', () => {
+  it('does not read a version-3 message with an action only version 4 has', () => {
+    expect(
+      readQueuedMessage({ v: 3, hook: 'team', message: { ...message, action: 'say' }, receivedAt: 1, waits: false }),
+    ).toBeNull();
+  });
+
+  it('reads a version-2 message queued by an earlier release as version 4', () => {
     const data = { v: 2, hook: 'team', message, receivedAt: 1, waits: true };
-    expect(readQueuedMessage(data)).toEqual({ message: { ...data, v: 3 }, legacy: null });
+    expect(readQueuedMessage(data)).toEqual({ message: { ...data, v: 4 }, legacy: null });
   });
 
   it('keeps the trace a message was queued with, and reads one queued without it', () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    const data = { v: 3, hook: 'team', message, receivedAt: 1, waits: false, trace: traceparent };
+    const data = { v: 4, hook: 'team', message, receivedAt: 1, waits: false, trace: traceparent };
     expect(readQueuedMessage(data)?.message.trace).toBe(traceparent);
     expect(queuedTraceparent(data)).toBe(traceparent);
     const { trace: _, ...untraced } = data;
@@ -49,7 +61,7 @@ describe('readQueuedMessage', () => {
       delivered: 1,
     };
     expect(readQueuedMessage(v1)).toEqual({
-      message: { v: 3, hook: 'team', message, receivedAt: 1, waits: false },
+      message: { v: 4, hook: 'team', message, receivedAt: 1, waits: false },
       legacy: { reply: { text: 'hello', model: 'mock/gpt', created: 2 }, historySaved: true, delivered: 1 },
     });
     expect(readQueuedMessage({ hook: 'team', message, receivedAt: 1, after: null })?.legacy).toEqual({
@@ -59,7 +71,7 @@ describe('readQueuedMessage', () => {
   });
 
   it('reads nothing from data that is no hook message, or of a version it does not know', () => {
-    expect(readQueuedMessage({ v: 4, hook: 'team', message, receivedAt: 1, waits: false })).toBeNull();
+    expect(readQueuedMessage({ v: 5, hook: 'team', message, receivedAt: 1, waits: false })).toBeNull();
     expect(readQueuedMessage({ text: 'hi' })).toBeNull();
     expect(readQueuedMessage(null)).toBeNull();
   });

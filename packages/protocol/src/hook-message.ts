@@ -10,11 +10,30 @@ import { z } from 'zod';
 
 /** One normalized inbound message, JSON-serializable (it is stored in the job). */
 export const inboundMessageSchema = z.object({
-  /** `chat` asks for a reply; `reset` clears the conversation's memory. */
-  action: z.enum(['chat', 'reset']),
+  /**
+   * `chat` asks for a reply; `reset` clears the conversation's memory (then sends `reply`, when
+   * set); `say` sends `reply` and nothing else (no model, no memory: a pairing code, a notice, the
+   * help text); `remember` keeps `text` in memory as context and answers nothing (a group message
+   * not addressed to the bot, with `groupContext` on). Since version 4: `say` and `remember`.
+   */
+  action: z.enum(['chat', 'reset', 'say', 'remember']),
   text: z.string(),
   /** Sender id as the platform names it. */
   from: z.string(),
+  /** Since version 4: the sender's display name, when the platform sends one (for memory and the pairing list). */
+  fromName: z.string().max(256).optional(),
+  /**
+   * Since version 4: where the message was written, as the channel's parser read it: `direct` (a
+   * one-to-one chat with the bot) or `group` (a group chat, a channel). Absent: the channel has
+   * no such notion (mapped hooks), and access rules do not apply to it.
+   */
+  place: z.enum(['direct', 'group']).optional(),
+  /** Since version 4: the message mentions the bot, or replies to one of its messages (group chats). */
+  addressed: z.boolean().optional(),
+  /** Since version 4: the fixed text the worker sends for `say`, and after `reset`; the model is not asked. */
+  reply: z.string().max(4096).optional(),
+  // Media references (issue 21 item 1) join here as an optional list beside `text`: the API
+  // records references only, the worker fetches them when it answers.
   /** Conversation within the hook: Slack channel+thread, Telegram chat, Discord channel+user, generic sender. */
   conversation: z.string(),
   /** A key the platform repeats on retries (Slack channel+ts, update_id, interaction id, Idempotency-Key). */
@@ -32,9 +51,12 @@ export const inboundMessageSchema = z.object({
 
 export type InboundMessage = z.infer<typeof inboundMessageSchema>;
 
-export const HOOK_MESSAGE_VERSION = 3;
+export const HOOK_MESSAGE_VERSION = 4;
 
-/** A queued hook message, version 3 (version 2 without `message.deliverVia`). */
+/**
+ * A queued hook message, version 4 (version 3 without `say`/`remember` and the sender's place,
+ * name and `reply`; version 2 without `message.deliverVia` too).
+ */
 export const queuedMessageSchema = z.object({
   v: z.literal(HOOK_MESSAGE_VERSION),
   hook: z.string(),
@@ -55,10 +77,18 @@ export const queuedMessageSchema = z.object({
 
 export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
 
+/** The message of versions 1–3: a chat or a reset, no place, name or fixed reply. */
+const version3MessageSchema = inboundMessageSchema
+  .omit({ fromName: true, place: true, addressed: true, reply: true })
+  .extend({ action: z.enum(['chat', 'reset']) });
+
+/** Version 3: before the bot could answer with a fixed text or keep a message as context only. */
+const version3Schema = queuedMessageSchema.extend({ v: z.literal(3), message: version3MessageSchema });
+
 /** Version 2: the same shape, before a message could name another hook to deliver through. */
 const version2Schema = queuedMessageSchema.extend({
   v: z.literal(2),
-  message: inboundMessageSchema.omit({ deliverVia: true }),
+  message: version3MessageSchema.omit({ deliverVia: true }),
 });
 
 /**
@@ -67,7 +97,7 @@ const version2Schema = queuedMessageSchema.extend({
  */
 const legacyQueuedMessageSchema = z.object({
   hook: z.string(),
-  message: inboundMessageSchema,
+  message: version3MessageSchema.omit({ deliverVia: true }),
   receivedAt: z.number(),
   after: z.string().nullable(),
   reply: z.object({ text: z.string(), model: z.string(), created: z.number() }).optional(),
@@ -84,12 +114,14 @@ export interface LegacyProgress {
 }
 
 /**
- * Reads job data of any version this release understands: the message as version 3, plus what a
+ * Reads job data of any version this release understands: the message as version 4, plus what a
  * version-1 job had already done. Null when the data is no hook message at all.
  */
 export function readQueuedMessage(data: unknown): { message: QueuedMessage; legacy: LegacyProgress | null } | null {
   const current = queuedMessageSchema.safeParse(data);
   if (current.success) return { message: current.data, legacy: null };
+  const version3 = version3Schema.safeParse(data);
+  if (version3.success) return { message: { ...version3.data, v: HOOK_MESSAGE_VERSION }, legacy: null };
   const version2 = version2Schema.safeParse(data);
   if (version2.success) return { message: { ...version2.data, v: HOOK_MESSAGE_VERSION }, legacy: null };
   const old = legacyQueuedMessageSchema.safeParse(data);

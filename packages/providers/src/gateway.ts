@@ -21,7 +21,7 @@ import type { ModelKind, ModelRegistry, ResolvedModel } from './registry.js';
 import type { CooldownStore, DeploymentHealth } from './routing/cooldown-store.js';
 import { Cooldowns } from './routing/cooldowns.js';
 import { orderDeployments } from './routing/order-deployments.js';
-import { RouteTable } from './routing/route-table.js';
+import { type RoutePlan, RouteTable } from './routing/route-table.js';
 import { countEmbeddingInput, countPromptTokens, countText, makeUsage } from './usage.js';
 
 export interface CompletionStream {
@@ -92,8 +92,22 @@ export class Gateway {
     return this.modelList.data.find((m) => m.id === name)!;
   }
 
-  async complete(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion> {
-    const { deployment, value: answer } = await this.run(request.model, 'chat', ctx, (d, c) =>
+  /**
+   * What `model` names for one kind of call — its route or deployment, then its fallbacks — or
+   * 404 `model_not_found` / 400 `model_not_supported`. A caller that needs the name before the
+   * call (the API's price and cache key) resolves it here once and passes the plan to `complete`,
+   * `stream` or `embed`; without one they resolve `request.model` themselves.
+   */
+  plan(model: string, kind: ModelKind): RoutePlan {
+    return this.routes.plan(model, kind);
+  }
+
+  async complete(
+    request: ChatCompletionRequest,
+    ctx: CallContext,
+    plan: RoutePlan = this.plan(request.model, 'chat'),
+  ): Promise<ChatCompletion> {
+    const { deployment, value: answer } = await this.run(plan, 'chat', ctx, (d, c) =>
       d.provider.complete(request, d.upstreamModel, c),
     );
     const usage =
@@ -116,8 +130,12 @@ export class Gateway {
   }
 
   /** Resolves once the upstream has accepted the request; chunks then flow as they arrive. */
-  async stream(request: ChatCompletionRequest, ctx: CallContext): Promise<CompletionStream> {
-    const { deployment, value: upstream } = await this.run(request.model, 'chat', ctx, (d, c) =>
+  async stream(
+    request: ChatCompletionRequest,
+    ctx: CallContext,
+    plan: RoutePlan = this.plan(request.model, 'chat'),
+  ): Promise<CompletionStream> {
+    const { deployment, value: upstream } = await this.run(plan, 'chat', ctx, (d, c) =>
       d.provider.stream(request, d.upstreamModel, c),
     );
     const id = completionId();
@@ -134,8 +152,12 @@ export class Gateway {
   }
 
   /** Embeddings as floats or base64 (encoded here, whatever the upstream sends); usage counted when not reported. */
-  async embed(request: EmbeddingsRequest, ctx: CallContext): Promise<EmbeddingsResponse> {
-    const { deployment, value } = await this.run(request.model, 'embedding', ctx, (d, c) => {
+  async embed(
+    request: EmbeddingsRequest,
+    ctx: CallContext,
+    plan: RoutePlan = this.plan(request.model, 'embedding'),
+  ): Promise<EmbeddingsResponse> {
+    const { deployment, value } = await this.run(plan, 'embedding', ctx, (d, c) => {
       if (!d.provider.embed) throw new Error(`provider ${d.provider.name} lists embedding models but cannot embed`);
       return d.provider.embed(request, d.upstreamModel, c);
     });
@@ -167,12 +189,12 @@ export class Gateway {
    * of its route still to try makes one attempt: the next deployment is its retry.
    */
   private async run<T>(
-    model: string,
+    { kind: planned, targets: plan }: RoutePlan,
     kind: ModelKind,
     ctx: CallContext,
     call: (deployment: ResolvedModel, ctx: CallContext) => Promise<T>,
   ): Promise<{ deployment: ResolvedModel; value: T }> {
-    const plan = this.routes.plan(model, kind);
+    if (planned !== kind) throw new Error(`a ${planned} plan was given to a ${kind} call`); // a caller's bug, never a client's
     const health = plan.some((target) => target.members.length > 1) ? await this.cooldowns.read() : new Map();
     const coolingFor = (id: string) => health.get(id)?.coolingForMs ?? 0;
     let failure: unknown;

@@ -1,3 +1,4 @@
+export * from './access-store.js';
 export * from './active-sessions.js';
 export * from './budget-reserve.js';
 export * from './channel-checks.js';

@@ -25,6 +25,20 @@ export function stateKeys(prefix: string) {
     mcpServers: `${prefix}:mcp-servers`,
     /** Reserved send times to one platform target (`<hook>:<target>`), see send-limiter.ts. */
     sendTurns: (target: string) => `${prefix}:send:${target}`,
+    /** The people an operator approved for a hook (a set of platform user ids), see access-store.ts. */
+    accessUsers: (hook: string) => `${prefix}:access:${hook}:users`,
+    /** What `accessUsers` starts with, for the decide script (which appends `<hook>:users`). */
+    accessUsersPrefix: `${prefix}:access:`,
+    /** A notice sent once per subject and window (`denied:<hook>:<user>`, `rate:<hook>:<user>:<window>`). */
+    accessNotice: (subject: string) => `${prefix}:access-notice:${subject}`,
+    /** One pending pairing request (a hash: hook, user, name, created), by its code. */
+    pairingCode: (code: string) => `${prefix}:pairing:code:${code}`,
+    /** The code pending for one person of one hook. */
+    pairingPerson: (hook: string, user: string) => `${prefix}:pairing:person:${hook}:${user}`,
+    /** What `pairingPerson` starts with, for the decide script (which appends `<hook>:<user>`). */
+    pairingPersonPrefix: `${prefix}:pairing:person:`,
+    /** The pending codes, by when they were given (a sorted set). */
+    pairingPending: `${prefix}:pairing:pending`,
   };
 }
 

@@ -5,6 +5,10 @@ export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
+  /** Hits in this window so far, this one included. */
+  count: number;
+  /** The window's number (minutes since the epoch). */
+  window: number;
   /** Seconds until the current window ends. */
   resetSeconds: number;
 }
@@ -38,6 +42,6 @@ export class RateLimiter {
     const window = Math.floor(now / 60_000);
     const count = await this.#redis.sbRateHit(this.keys.rateWindow(subject, window), 61_000);
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
-    return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+    return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), count, window, resetSeconds };
   }
 }

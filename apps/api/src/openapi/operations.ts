@@ -11,7 +11,7 @@ import { BULL_BOARD_PATH } from '../routes/bull-board.js';
  * route-policy.ts (document.ts).
  */
 export interface Operation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** OpenAPI style: `/hooks/{name}`. */
   path: string;
   tag: 'facade' | 'hooks' | 'health' | 'admin' | 'docs';
@@ -186,6 +186,34 @@ export const OPERATIONS: Operation[] = [
     summary: 'Retries a hook’s failed jobs, oldest failure first',
     body: { name: 'BulkRetryRequest', schema: bulkRetryBodySchema, required: false },
     responses: { 202: 'The jobs queued again', 400: 'Invalid body', ...adminErrors, 404: 'No such hook' },
+  },
+  {
+    method: 'get',
+    path: '/admin/pairing',
+    tag: 'admin',
+    summary: 'Pairing requests waiting for a decision (hook, platform user, name, code, age), oldest first',
+    responses: { 200: 'A list of pairing requests', ...adminErrors },
+  },
+  {
+    method: 'post',
+    path: '/admin/pairing/{code}/approve',
+    tag: 'admin',
+    summary: 'Approves a pairing request: the person may talk to the hook’s bot from now on, in every process',
+    responses: { 200: 'Approved: the hook and the person', ...adminErrors, 404: 'No pending request has this code' },
+  },
+  {
+    method: 'post',
+    path: '/admin/pairing/{code}/deny',
+    tag: 'admin',
+    summary: 'Denies a pairing request: the code is gone; the person’s next message gets a new one',
+    responses: { 200: 'Denied: the hook and the person', ...adminErrors, 404: 'No pending request has this code' },
+  },
+  {
+    method: 'delete',
+    path: '/admin/hooks/{name}/users/{id}',
+    tag: 'admin',
+    summary: 'Revokes a person an operator approved: their next direct message is treated as a stranger’s',
+    responses: { 200: 'Revoked', ...adminErrors, 404: 'No such hook, or the person was not approved' },
   },
   {
     method: 'get',

@@ -23,7 +23,7 @@ interface UsageGroup {
  * inclusive; `to` defaults to today, `from` to six days before `to`, at most 366 days). Behind
  * the admin keys.
  */
-export function adminUsageRoutes(router: Router, deps: AppDeps): void {
+export function adminUsageRoutes(router: Router, deps: Pick<AppDeps, 'usage'>): void {
   // Behind the admin keys like every /admin route (app.ts).
   router.get('/admin/usage', async (ctx) => {
     const query = parseQuery(usageQuerySchema, ctx.query);

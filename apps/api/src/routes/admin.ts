@@ -4,6 +4,7 @@ import { AppError, notFound } from '@switchboard/protocol';
 import type { AppDeps } from '../deps.js';
 import { findHook } from '../services/hook-service.js';
 import { readStatus } from '../services/status-service.js';
+import { pairingRoutes } from './admin-pairing.js';
 import { activityQuerySchema, bulkRetryBodySchema, listJobsQuerySchema } from './admin-schemas.js';
 import { parseBody } from './parse-body.js';
 import { parseQuery } from './parse-query.js';
@@ -45,6 +46,8 @@ export function adminRoutes(router: Router, deps: AppDeps): void {
     ctx.status = 202;
     ctx.body = { id, status: 'queued' };
   });
+
+  pairingRoutes(router, deps);
 
   router.post('/admin/hooks/:name/retry', async (ctx) => {
     const hook = findHook(deps, ctx.params.name);

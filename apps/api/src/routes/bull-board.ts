@@ -13,7 +13,7 @@ export const BULL_BOARD_PATH = '/admin/queues';
  * plain retry does not know the pipeline (a failed job would take its earlier failure as final);
  * retry from the dashboard or `POST /admin/jobs/{id}/retry`, which rejoin the conversation's line.
  */
-export function bullBoard(deps: AppDeps): Middleware {
+export function bullBoard(deps: Pick<AppDeps, 'readyHub'>): Middleware {
   const serverAdapter = new KoaAdapter().setBasePath(BULL_BOARD_PATH);
   const board = createBullBoard({ queues: [], serverAdapter, options: { uiConfig: { boardTitle: 'Switchboard queues' } } });
   const plugin = serverAdapter.registerPlugin() as Middleware;

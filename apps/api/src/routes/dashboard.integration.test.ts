@@ -21,7 +21,11 @@ describe('the dashboard in a real Chromium', () => {
   beforeAll(async () => {
     [h, browser] = await Promise.all([
       startHookHarness({
-        hooks: (url) => ({ ops: { type: 'generic', token: TOKEN, replyUrl: `${url}/in` } }),
+        hooks: (url) => ({
+          ops: { type: 'generic', token: TOKEN, replyUrl: `${url}/in` },
+          // Strangers get a pairing code (posted to replyUrl), which the dashboard approves or denies.
+          paired: { type: 'generic', token: TOKEN, replyUrl: `${url}/in`, access: { dm: 'pairing' } },
+        }),
         platform: (_req, res) => sendJson(res, platformStatus, { ok: platformStatus === 200 }),
         config: { adminKeys: [ADMIN_KEY] },
       }),
@@ -129,6 +133,47 @@ describe('the dashboard in a real Chromium', () => {
     const deliveries = h.platform.requests.filter((r) => (r.json as { text?: string }).text === view.reply);
     expect(deliveries.map((r) => r.headers['idempotency-key'])).toEqual([id, id]); // refused, then taken
     expect(h.modelCalls('this one fails')).toBe(modelCalls);
+    expect(problems).toEqual([]);
+  }, 30_000);
+
+  it('lists pairing requests with Approve and Deny buttons: an approved person is answered, a denied one is not', async () => {
+    const ask = async (from: string, text: string) => {
+      const res = await h.post('paired', JSON.stringify({ text, from }), { authorization: `Bearer ${TOKEN}` });
+      expect(res.status).toBe(202);
+      return (await res.json()).id as string;
+    };
+    const replyOf = (id: string) =>
+      eventually(async () => {
+        const v = await (await fetch(`${h.gateway.url}/hooks/paired/jobs/${id}`, { headers: { 'x-hook-token': TOKEN } })).json();
+        if (v.status !== 'completed') throw new Error(v.status);
+        return v.reply as string;
+      }, 400);
+    const codeIn = (reply: string) => /approve this code: ([A-Z0-9]{8})/.exec(reply)?.[1] ?? '';
+
+    const annCode = codeIn(await replyOf(await ask('ann', 'hello, may I?')));
+    const bobCode = codeIn(await replyOf(await ask('bob', 'me too?')));
+    expect(annCode).toMatch(/^[A-Z0-9]{8}$/);
+    expect(h.modelCalls('hello, may I?') + h.modelCalls('me too?')).toBe(0);
+
+    const approve = page.locator(`button[data-approve="${annCode}"]`);
+    const deny = page.locator(`button[data-deny="${bobCode}"]`);
+    await approve.waitFor(WAIT);
+    await deny.waitFor(WAIT);
+    const annRow = await page.locator('#pairing tbody tr', { has: approve }).locator('td').allTextContents();
+    expect(annRow.slice(0, 4)).toEqual(['paired', 'ann', '', annCode]);
+
+    await approve.click();
+    await approve.waitFor({ state: 'detached', ...WAIT });
+    await deny.click();
+    await deny.waitFor({ state: 'detached', ...WAIT });
+    await page.waitForFunction(() => document.querySelector('#pairing tbody')?.textContent === 'no pending requests', null, WAIT);
+
+    expect(await replyOf(await ask('ann', 'now?'))).toBe('reply to: now? (history: 0)');
+    // Bob was denied: his next message gets a new code, not an answer.
+    const again = await replyOf(await ask('bob', 'and now?'));
+    expect(codeIn(again)).toMatch(/^[A-Z0-9]{8}$/);
+    expect(codeIn(again)).not.toBe(bobCode);
+    expect(h.modelCalls('and now?')).toBe(0);
     expect(problems).toEqual([]);
   }, 30_000);
 });

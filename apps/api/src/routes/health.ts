@@ -3,7 +3,10 @@ import { serviceUnavailable } from '@switchboard/protocol';
 import { pingRedis, WORKER_HEARTBEAT_MS, withTimeout } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
 
-export function healthRoutes(router: Router, deps: AppDeps): void {
+/** What /health and /ready read. */
+type HealthDeps = Pick<AppDeps, 'redis' | 'hooks' | 'settings' | 'workers'>;
+
+export function healthRoutes(router: Router, deps: HealthDeps): void {
   /** Up means the process answers: no dependency is consulted. */
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -21,7 +24,7 @@ export function healthRoutes(router: Router, deps: AppDeps): void {
 }
 
 /** Why hook messages would not be answered now, or null when a worker beat recently. */
-async function workersSilent(deps: AppDeps): Promise<string | null> {
+async function workersSilent(deps: Pick<HealthDeps, 'settings' | 'workers'>): Promise<string | null> {
   // Three lock periods, and never less than three heartbeats (a lock shorter than a heartbeat).
   const windowMs = 3 * Math.max(deps.settings.config.worker.lockMs, WORKER_HEARTBEAT_MS);
   let since: number | null;

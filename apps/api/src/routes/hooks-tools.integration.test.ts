@@ -190,8 +190,11 @@ describe('a generic hook with tools over Streamable HTTP', () => {
     // The server that is down offers nothing; the bot answered with the other's tools.
     const offered = (modelRequests('remote sum')[0]!.json as { tools: { function: { name: string } }[] }).tools;
     expect(offered.map((t) => t.function.name).every((name) => name.startsWith('remote__'))).toBe(true);
-    const view = await fetch(`${harness.gateway.url}/hooks/gen/jobs/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(await view.json()).toMatchObject({ status: 'completed', reply: 'tools said: 42 | 2' });
+    // Delivered first, then the job completes: the view catches up a moment later.
+    await eventually(async () => {
+      const view = await fetch(`${harness.gateway.url}/hooks/gen/jobs/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(await view.json()).toMatchObject({ status: 'completed', reply: 'tools said: 42 | 2' });
+    });
   });
 
   it('stops after maxToolSteps and asks the model once more without tools', async () => {

@@ -7,8 +7,9 @@ import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
 import { requireContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
+import { gateMessage } from '../services/access-gate.js';
 import { decideApproval } from '../services/approval-service.js';
-import { acceptMessage, findHook } from '../services/hook-service.js';
+import { acceptMessage, findHook, gated } from '../services/hook-service.js';
 import { resumeFrom, streamJobFeed } from '../services/job-feed-service.js';
 import { readJob } from '../services/job-service.js';
 import { waitForJob } from '../services/job-wait.js';
@@ -38,6 +39,8 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
         return inbound.ack();
       }
       const queued = await queue(inbound.message);
+      // Not for this bot (access, a group message not addressed to it): acknowledged, nothing queued.
+      if (!queued) return inbound.ignored?.() ?? inbound.ack('', false);
       // A caller held for its reply gets the job once it is over; a repeat is never answered with it.
       const view =
         inbound.waitMs && !queued.duplicate
@@ -46,8 +49,13 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
       return view ? { status: 200, body: view } : inbound.ack(queued.jobId, queued.duplicate);
     }
 
-    async function queue(message: InboundMessage): Promise<{ jobId: string; duplicate: boolean }> {
+    async function queue(received: InboundMessage): Promise<{ jobId: string; duplicate: boolean } | null> {
       deps.metrics?.hookReceived.inc({ hook: hook.name });
+      const message = await gated(deps, () => gateMessage(deps, hook, received));
+      if (!message) {
+        ctx.state.log = { hook: hook.name, ignored: true };
+        return null;
+      }
       const queued = await acceptMessage(deps, hook.name, message);
       ctx.state.log = { hook: hook.name, job_id: queued.jobId, duplicate: queued.duplicate };
       return queued;
@@ -91,7 +99,7 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
 
 /** The hook, when it lets callers read their jobs and the headers hold its credentials; else 404 / 401. */
 function readableHook(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'hooks'>,
   name: string | undefined,
   headers: Record<string, string | string[] | undefined>,
 ): Hook<HookConfig> {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { AppDeps } from '../deps.js';
 
-export function modelsRoutes(router: Router, deps: AppDeps): void {
+export function modelsRoutes(router: Router, deps: Pick<AppDeps, 'gateway'>): void {
   router.get('/v1/models', (ctx) => {
     ctx.body = deps.gateway.modelList;
   });

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { freePort, type LocalServer, sendJson, startLocalServer, startOpenAIUpstream } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../services/canonical-json.js';
 import { startGateway, type TestGateway } from '../test-support/start-gateway.js';
 
 const KEY_A = 'sk-cache-key-aaaaaaaa';
@@ -95,6 +97,35 @@ describe('the response cache', () => {
     const embed = () => client.embeddings.create({ model: 'mock/embed', input: 'embed once' });
     expect((await embed()).data).toEqual((await embed()).data);
     expect(upstream.requests.length - before).toBe(3);
+  });
+
+  it('answers from an entry stored under the key earlier releases wrote (the name the model resolves to, not the one sent)', async () => {
+    // The key as the routes computed it before the shared v1-call: v1, endpoint, tenant ('*' with
+    // shareAcrossKeys), stream, and the parsed request with `model` resolved ('gpt-4o' → 'mock/gpt-4o').
+    const request = { model: 'gpt-4o', temperature: 0, messages: [{ role: 'user', content: 'stored before' }] };
+    const hash = createHash('sha256')
+      .update(canonicalJson({ v: 1, kind: 'chat', tenant: '*', stream: false, request: { ...request, model: 'mock/gpt-4o' } }))
+      .digest('hex');
+    const stored = {
+      id: 'chatcmpl-old',
+      object: 'chat.completion',
+      created: 1,
+      model: 'mock/gpt-4o',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'from the old entry' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 2, completion_tokens: 4, total_tokens: 6 },
+    };
+    const redis = new Redis(shared.settings.redisUrl);
+    try {
+      await redis.set(`${shared.prefix}:cache:${hash}`, JSON.stringify({ body: stored }), 'EX', 60);
+    } finally {
+      redis.disconnect();
+    }
+    const before = upstream.requests.length;
+    const { completion, cache } = await chat({ ...question('stored before'), model: 'gpt-4o' }, shared);
+    expect(cache).toBe('hit');
+    expect(completion.choices[0]?.message.content).toBe('from the old entry');
+    expect(completion.id).not.toBe('chatcmpl-old');
+    expect(upstream.requests.length).toBe(before);
   });
 
   it('leaves requests with another temperature to the upstream (policy temperature-zero)', async () => {

@@ -32,7 +32,7 @@ export function resumeFrom(header: string): string {
  * with an `error` event.
  */
 export async function streamJobFeed(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'readyHub' | 'redis' | 'logger'>,
   res: ServerResponse,
   hook: Hook<HookConfig>,
   jobId: string,

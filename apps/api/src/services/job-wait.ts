@@ -11,7 +11,7 @@ const POLL_MS = 200;
  * is then told the job id and reads the reply later.
  */
 export async function waitForJob(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'readyHub'>,
   hook: string,
   jobId: string,
   waitMs: number,

@@ -7,7 +7,8 @@ import type { ApiClient } from '../middleware/api-key-auth.js';
 export interface MeterRequest {
   /** The model as requested. */
   model: string;
-  kind: 'chat' | 'embedding';
+  /** What it resolved to (`Gateway.plan`'s name: a route or deployment id), also tried for the price. */
+  resolvedModel: string;
   /** What the prompt is made of (messages, input), for the budget's estimate. */
   prompt: unknown;
   /** `max_tokens`, `max_completion_tokens` or `max_output_tokens`, when the request caps its answer. */
@@ -22,14 +23,14 @@ export interface MeterRequest {
  */
 export async function meterRequest(
   ctx: Context,
-  deps: Pick<AppDeps, 'usage' | 'gateway'>,
+  deps: Pick<AppDeps, 'usage'>,
   request: MeterRequest,
 ): Promise<CallContext['onUsage']> {
   const client = ctx.state.client as ApiClient | undefined;
   const metered = await deps.usage.meter.open({
     payer: { key: client?.id ?? '-', budget: client?.budget },
     model: request.model,
-    resolvedModel: () => resolved(deps, request),
+    resolvedModel: () => request.resolvedModel,
     prompt: request.prompt,
     maxOutput: request.maxOutput,
   });
@@ -49,11 +50,3 @@ export const closeMeters: Middleware = async (ctx, next) => {
     (ctx.state.metered as MeteredCall | undefined)?.close();
   }
 };
-
-function resolved(deps: Pick<AppDeps, 'gateway'>, request: MeterRequest): string | undefined {
-  try {
-    return deps.gateway.routes.target(request.model, request.kind).name;
-  } catch {
-    return undefined; // an unknown model: the gateway answers 404 for it
-  }
-}

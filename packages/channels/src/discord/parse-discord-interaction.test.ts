@@ -24,6 +24,9 @@ describe('parseDiscordInteraction', () => {
       action: 'chat',
       text: 'What is a monad?',
       from: '800000000000000003',
+      fromName: 'Ada',
+      place: 'group',
+      addressed: true,
       conversation: '900000000000000002:800000000000000003',
       dedupeKey: '1329481234567890123',
       replyTo: { token: 'aW50ZXJhY3Rpb246MTMyOTQ4MTIzNDU2Nzg5MDEyMzpzZWNyZXQ', channel_id: '900000000000000002' },
@@ -64,7 +67,19 @@ describe('parseDiscordInteraction', () => {
         channel: { id: '600', type: 1 },
       }),
     );
-    expect(inbound.kind === 'message' && inbound.message).toMatchObject({ from: '700', conversation: '600:700' });
+    expect(inbound.kind === 'message' && inbound.message).toMatchObject({
+      from: '700',
+      conversation: '600:700',
+      place: 'direct',
+    });
+  });
+
+  it('answers a command the hook\'s access drops with an ephemeral notice, not a deferred "thinking…" that never ends', () => {
+    const inbound = parseDiscordInteraction(discordCommand());
+    expect(inbound.kind === 'message' && inbound.ignored?.()).toEqual({
+      status: 200,
+      body: { type: 4, data: { content: 'This bot does not answer here.', flags: 64 } },
+    });
   });
 
   it('answers with an ephemeral hint, queuing nothing, when the command has no prompt', () => {

@@ -44,8 +44,10 @@ const commandSchema = z.looseObject({
   token: z.string().min(1),
   data: z.looseObject({ options: z.array(optionSchema).max(25).optional() }),
   // In a guild the user is under `member`; in a DM it is top-level `user`.
-  member: z.looseObject({ user: z.looseObject({ id: z.string().min(1) }) }).optional(),
-  user: z.looseObject({ id: z.string().min(1) }).optional(),
+  member: z.looseObject({ user: z.looseObject({ id: z.string().min(1), global_name: z.string().nullish() }) }).optional(),
+  user: z.looseObject({ id: z.string().min(1), global_name: z.string().nullish() }).optional(),
+  /** Set when the command ran in a server (a guild); absent in a DM (discord.com/developers/docs/interactions/receiving-and-responding). */
+  guild_id: z.string().min(1).optional(),
   channel_id: z.string().min(1).optional(),
   channel: z.looseObject({ id: z.string().min(1) }).optional(),
 });
@@ -72,7 +74,8 @@ export function parseDiscordInteraction(body: unknown): Inbound {
       },
     };
   }
-  const from = interaction.member?.user.id ?? interaction.user?.id;
+  const user = interaction.member?.user ?? interaction.user;
+  const from = user?.id;
   if (!from) throw invalidRequest("Invalid 'user': the interaction names no user.", 'user');
   const channel = interaction.channel_id ?? interaction.channel?.id;
   if (!channel) throw invalidRequest("Invalid 'channel_id': the interaction names no channel.", 'channel_id');
@@ -82,6 +85,10 @@ export function parseDiscordInteraction(body: unknown): Inbound {
       action: 'chat',
       text: prompt,
       from,
+      ...(user?.global_name ? { fromName: user.global_name } : {}),
+      place: interaction.guild_id ? 'group' : 'direct',
+      // A slash command is always addressed to the bot it names.
+      addressed: true,
       conversation: `${channel}:${from}`,
       dedupeKey: interaction.id,
       // The channel, for a reply that outlives the token (posted with the bot's token instead).
@@ -89,5 +96,10 @@ export function parseDiscordInteraction(body: unknown): Inbound {
     },
     // Discord allows three seconds for the first answer; the model gets fifteen minutes this way.
     ack: () => ({ status: 200, body: { type: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE } }),
+    // Dropped by the hook's `access`: a deferred answer would show "thinking…" for ever.
+    ignored: () => ({
+      status: 200,
+      body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'This bot does not answer here.', flags: EPHEMERAL } },
+    }),
   };
 }

@@ -15,6 +15,7 @@ describe('parseGenericRequest', () => {
       action: 'chat',
       text: 'hi there',
       from: 'user-7',
+      place: 'direct',
       conversation: 'user-7',
       dedupeKey: null,
       replyTo: {},

@@ -34,11 +34,15 @@ export function parseGenericRequest(request: InboundRequest): Inbound {
       action: body.action,
       text,
       from: body.from,
+      // One sender, one conversation: a generic hook is a direct chat with its caller.
+      place: 'direct',
       conversation: body.from,
       dedupeKey: idempotencyKey(request),
       replyTo: {},
     },
     ack: (jobId) => ({ status: 202, body: { id: jobId, status: 'queued' } }),
+    // Dropped by the hook's `access`: taken, and nothing will come of it.
+    ignored: () => ({ status: 200, body: { id: null, status: 'ignored' } }),
   };
 }
 

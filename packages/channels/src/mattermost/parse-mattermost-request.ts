@@ -18,7 +18,13 @@ const requestSchema = z.looseObject({
   trigger_id: z.string().min(1).optional(),
   /** Sent by newer servers for a command run inside a thread. */
   root_id: z.string().optional(),
+  /** A direct channel is named after its two members' ids: `<id>__<id>`. */
+  channel_name: z.string().optional(),
+  user_name: z.string().optional(),
 });
+
+/** How Mattermost names a direct-message channel: the two user ids (26 characters each) joined by `__`. */
+const DIRECT_CHANNEL = /^[a-z0-9]{26}__[a-z0-9]{26}$/;
 
 export interface MattermostParseOptions {
   /** The bot's own user id, whose posts are ignored. */
@@ -48,6 +54,10 @@ export function parseMattermostRequest(fields: unknown, options: MattermostParse
       action: 'chat',
       text,
       from: request.user_id,
+      ...(request.user_name ? { fromName: request.user_name } : {}),
+      place: request.channel_name && DIRECT_CHANNEL.test(request.channel_name) ? 'direct' : 'group',
+      // A slash command names the bot; an outgoing webhook fires on its trigger word, which is the bot's name.
+      addressed: Boolean(request.command || trigger),
       // Outgoing webhooks do not say which thread a post is in, so memory follows the user in the channel.
       conversation: `${request.channel_id}:${request.user_id}`,
       dedupeKey: request.post_id ?? request.trigger_id ?? null,

@@ -26,6 +26,8 @@ describe('parseSlackEvent', () => {
       action: 'chat',
       text: 'What is a monad?',
       from: 'U0456',
+      place: 'group',
+      addressed: false,
       conversation: 'C0123:1736942400.000100',
       dedupeKey: 'C0123:1736942400.000100',
       replyTo: { channel: 'C0123', thread_ts: '1736942400.000100', team: 'T0001' },
@@ -55,9 +57,25 @@ describe('parseSlackEvent', () => {
     expect(mention.kind === 'message' && mention.message.replyTo).toMatchObject({ team: 'T0EXT' });
   });
 
-  it('queues an app_mention like a message', () => {
+  it('queues an app_mention like a message, addressed to the bot, without its mention in the text', () => {
     const inbound = parseSlackEvent(slackMessageEvent({ type: 'app_mention', text: '<@U0BOT> hello' }));
-    expect(inbound.kind === 'message' && inbound.message.text).toBe('<@U0BOT> hello');
+    expect(inbound.kind === 'message' && inbound.message).toMatchObject({ text: 'hello', place: 'group', addressed: true });
+  });
+
+  it("says where a message was written and whether it addresses the bot (its id from the config, else the event's authorizations)", () => {
+    const read = (event: Record<string, unknown>, botUserId?: string) => {
+      const inbound = parseSlackEvent(slackMessageEvent(event), { botUserId });
+      if (inbound.kind !== 'message') throw new Error('expected a message');
+      return { text: inbound.message.text, place: inbound.message.place, addressed: inbound.message.addressed };
+    };
+    expect(read({ channel: 'D0123', channel_type: 'im', text: 'hi' })).toEqual({ text: 'hi', place: 'direct', addressed: false });
+    expect(read({ channel_type: 'mpim', text: 'hi' }).place).toBe('group');
+    expect(read({ text: 'ask <@U0BOT|bot> this' })).toEqual({ text: 'ask this', place: 'group', addressed: true });
+    expect(read({ text: '<@U0BOT> ping' }, 'U0BOT').addressed).toBe(true);
+    expect(read({ text: 'hi <@U0OTHER>' }).addressed).toBe(false);
+    expect(read({ text: '<@U0ME> hi' }, 'U0ME')).toMatchObject({ text: 'hi', addressed: true });
+    expect(read({ text: 'in the thread', thread_ts: '1.0', parent_user_id: 'U0BOT' }).addressed).toBe(true);
+    expect(parseSlackEvent(slackMessageEvent({ text: '<@U0BOT>' }))).toEqual(ignored);
   });
 
   it('ignores messages from bots, including itself', () => {

@@ -15,6 +15,8 @@ const eventCallbackSchema = z.looseObject({
   team_id: z.string().min(1).optional(),
   event_id: z.string().min(1),
   event: z.looseObject({ type: z.string() }),
+  /** The installations the event is for: the bot user's id among them (api.slack.com/events-api#authorizations). */
+  authorizations: z.array(z.looseObject({ user_id: z.string().optional(), is_bot: z.boolean().optional() })).optional(),
 });
 
 /** Only checked for presence: edits, deletions, joins and bot posts are never questions. */
@@ -29,6 +31,10 @@ const userMessageSchema = z.looseObject({
   /** The sender's own team: another organisation's in a Slack Connect channel (app_mention says `user_team`). */
   user_team: z.string().min(1).optional(),
   team: z.string().min(1).optional(),
+  /** `im` for a direct message; `channel`, `group`, `mpim` for channels and group DMs (message.* events only). */
+  channel_type: z.string().optional(),
+  /** In a thread: who wrote the message the thread hangs under. */
+  parent_user_id: z.string().optional(),
 });
 
 const userMessageCallbackSchema = z.looseObject({ event: userMessageSchema });
@@ -36,7 +42,10 @@ const userMessageCallbackSchema = z.looseObject({ event: userMessageSchema });
 const MESSAGE_EVENTS = new Set(['message', 'app_mention']);
 
 export interface SlackParseOptions {
-  /** The bot's own user id, whose messages are ignored. */
+  /**
+   * The bot's own user id, whose messages are ignored and whose `<@id>` in a text is a mention.
+   * Without it, the envelope's `authorizations[].user_id` of the bot is used.
+   */
   botUserId?: string | undefined;
 }
 
@@ -60,9 +69,13 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
   if (kind.bot_id != null || kind.subtype != null) return { kind: 'answer', answer: okAnswer() };
 
   const event = parseWith(userMessageCallbackSchema, body).event;
+  const botUserId = options.botUserId ?? callback.authorizations?.find((a) => a.is_bot !== false && a.user_id)?.user_id;
   // Answering our own posts would loop forever; bot_id catches most, botUserId the rest.
-  if (options.botUserId && event.user === options.botUserId) return { kind: 'answer', answer: okAnswer() };
-  if (event.text.trim() === '') return { kind: 'answer', answer: okAnswer() };
+  if (botUserId && event.user === botUserId) return { kind: 'answer', answer: okAnswer() };
+  const mentioned = botUserId !== undefined && mentions(event.text, botUserId);
+  // The bot's own mention is how the message reached it, not part of the question.
+  const text = mentioned ? withoutMentionOf(event.text, botUserId) : event.text;
+  if (text.trim() === '') return { kind: 'answer', answer: okAnswer() };
 
   const team = event.user_team ?? event.team ?? callback.team_id;
   // A top-level message starts a thread: the reply goes under it, and that thread is the conversation.
@@ -71,8 +84,12 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
     kind: 'message',
     message: {
       action: 'chat',
-      text: event.text,
+      text,
       from: event.user,
+      // app_mention has no channel_type: it only happens where others can read it.
+      place: event.channel_type === 'im' ? 'direct' : 'group',
+      addressed:
+        callback.event.type === 'app_mention' || mentioned || (botUserId !== undefined && event.parent_user_id === botUserId),
       conversation: `${event.channel}:${thread}`,
       // One Slack message, one answer: a retry repeats the event, and a mention arrives both as
       // `message` and as `app_mention` (different event_ids, same channel and ts).
@@ -84,4 +101,18 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
     },
     ack: () => okAnswer(),
   };
+}
+
+/** Slack writes a mention as `<@U123>` or `<@U123|name>` (docs.slack.dev/messaging/formatting-message-text). */
+function mentions(text: string, userId: string): boolean {
+  return text.includes(`<@${userId}>`) || text.includes(`<@${userId}|`);
+}
+
+/** The text without `<@bot>` / `<@bot|name>`, spaces tidied. */
+function withoutMentionOf(text: string, userId: string): string {
+  return text
+    .split(new RegExp(`<@${userId.replace(/[^A-Za-z0-9]/g, '')}(?:\\|[^>]*)?>`))
+    .join(' ')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 }

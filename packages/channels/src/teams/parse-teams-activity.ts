@@ -10,8 +10,9 @@ const activitySchema = z.looseObject({ type: z.string(), serviceUrl: z.string(),
 const messageSchema = z.looseObject({
   id: z.string().min(1),
   serviceUrl: z.url({ protocol: /^https?$/ }),
-  conversation: z.looseObject({ id: z.string().min(1) }),
-  from: z.looseObject({ id: z.string().min(1) }),
+  /** `personal`, `groupChat` or `channel` (learn.microsoft.com: conversation basics for Teams bots). */
+  conversation: z.looseObject({ id: z.string().min(1), conversationType: z.string().optional() }),
+  from: z.looseObject({ id: z.string().min(1), name: z.string().optional() }),
   recipient: z.looseObject({ id: z.string().min(1) }),
   text: z.string().default(''),
   entities: z
@@ -47,6 +48,7 @@ export function parseTeamsActivity(body: unknown, token: TeamsToken): Inbound {
   // The bot's own messages echoed back would loop.
   if (message.from.id === message.recipient.id) return { kind: 'answer', answer: okAnswer() };
   const text = withoutMentionsOf(message.recipient.id, message.text, message.entities);
+  const type = message.conversation.conversationType;
   if (text === '') return { kind: 'answer', answer: okAnswer() };
   return {
     kind: 'message',
@@ -54,6 +56,10 @@ export function parseTeamsActivity(body: unknown, token: TeamsToken): Inbound {
       action: 'chat',
       text,
       from: message.from.id,
+      ...(message.from.name ? { fromName: message.from.name } : {}),
+      place: type === undefined || type === 'personal' ? 'direct' : 'group',
+      // The bot is `recipient`; a mention of it is a `mention` entity naming that id.
+      addressed: message.entities.some((entity) => entity.type === 'mention' && entity.mentioned?.id === message.recipient.id),
       // A channel thread has its own conversation id (`…;messageid=…`), a chat one for all of it.
       conversation: message.conversation.id,
       dedupeKey: message.id,

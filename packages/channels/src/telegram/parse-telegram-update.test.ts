@@ -14,6 +14,9 @@ describe('parseTelegramUpdate', () => {
       action: 'chat',
       text: 'What is a monad?',
       from: '111222333',
+      fromName: 'Ada',
+      place: 'group',
+      addressed: false,
       conversation: '-100987654321',
       dedupeKey: '987654321',
       replyTo: { chat_id: -100_987_654_321, message_id: 42 },
@@ -40,6 +43,37 @@ describe('parseTelegramUpdate', () => {
       telegramUpdate({ text: '/start', entities: [{ type: 'bot_command', offset: 0, length: 6 }] }),
     );
     expect(inbound.kind === 'message' && inbound.message.text).toBe('/start');
+  });
+
+  it('says whether a message is private or in a group, and whether it mentions the bot, names it in a command or replies to it', () => {
+    const bot = { botId: 110_201_543, botUsername: 'Switchboard_Bot' };
+    const read = (message: Record<string, unknown>, options = bot) => {
+      const inbound = parseTelegramUpdate(telegramUpdate(message), options);
+      if (inbound.kind !== 'message') throw new Error('expected a message');
+      return { place: inbound.message.place, addressed: inbound.message.addressed };
+    };
+    expect(read({ chat: { id: 111_222_333, type: 'private', first_name: 'Ada' } }).place).toBe('direct');
+    expect(read({})).toEqual({ place: 'group', addressed: false });
+    const mention = (text: string, type = 'mention') => ({
+      text,
+      entities: [{ type, offset: 0, length: text.split(' ')[0]!.length }],
+    });
+    expect(read(mention('@switchboard_bot hi')).addressed).toBe(true);
+    expect(read(mention('@other_bot hi')).addressed).toBe(false);
+    expect(read(mention('@switchboard_bot hi'), { ...bot, botUsername: undefined as unknown as string }).addressed).toBe(false);
+    expect(read(mention('/help@switchboard_bot', 'bot_command')).addressed).toBe(true);
+    expect(read(mention('/help@other_bot', 'bot_command')).addressed).toBe(false);
+    expect(read(mention('/help', 'bot_command')).addressed).toBe(false);
+    const textMention = {
+      text: 'Bot hi',
+      entities: [{ type: 'text_mention', offset: 0, length: 3, user: { id: 110_201_543, is_bot: true, first_name: 'Bot' } }],
+    };
+    expect(read(textMention).addressed).toBe(true);
+    const replyTo = (id: number) => ({
+      reply_to_message: { message_id: 1, date: 1, chat: { id: -1, type: 'group' }, from: { id, is_bot: true, first_name: 'B' } },
+    });
+    expect(read(replyTo(110_201_543)).addressed).toBe(true);
+    expect(read(replyTo(5)).addressed).toBe(false);
   });
 
   it('ignores edited messages', () => {

@@ -16,9 +16,22 @@ const textMessageSchema = z.looseObject({
   message: z.looseObject({
     message_id: z.int(),
     // Absent on messages sent on behalf of a chat; those have no user to answer.
-    from: z.looseObject({ id: z.int() }).optional(),
-    chat: z.looseObject({ id: z.int() }),
+    from: z.looseObject({ id: z.int(), first_name: z.string().optional(), username: z.string().optional() }).optional(),
+    /** `private`, `group`, `supergroup` or `channel` (https://core.telegram.org/bots/api#chat). */
+    chat: z.looseObject({ id: z.int(), type: z.string().optional() }),
     text: z.string().optional(),
+    /** Mentions and commands in the text, by UTF-16 offset (https://core.telegram.org/bots/api#messageentity). */
+    entities: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          offset: z.int().min(0),
+          length: z.int().min(0),
+          user: z.looseObject({ id: z.int() }).optional(),
+        }),
+      )
+      .optional(),
+    reply_to_message: z.looseObject({ from: z.looseObject({ id: z.int() }).optional() }).optional(),
     // A forum topic's messages carry its id; replies in groups without topics carry one too,
     // which names no topic there, so only `is_topic_message` makes it the place to answer in.
     message_thread_id: z.int().optional(),
@@ -26,13 +39,21 @@ const textMessageSchema = z.looseObject({
   }),
 });
 
+export interface TelegramParseOptions {
+  /** The bot's own user id (getMe's `id`; telegram-channel.ts reads it from the token). */
+  botId?: number | undefined;
+  /** The bot's @username without the @ (getMe's `username`), for `mention` entities and `/help@bot`. */
+  botUsername?: string | undefined;
+}
+
 /**
  * Turns a verified update into a queued message (a reply to it, in its chat) or an acknowledgement.
- * `/start` and other commands are ordinary text.
+ * `/start` and other commands are ordinary text here (the API reads them); a command addressed to
+ * another bot (`/help@otherbot`) is not addressed to this one.
  *
  * @throws AppError 400 when the body is not an update.
  */
-export function parseTelegramUpdate(body: unknown): Inbound {
+export function parseTelegramUpdate(body: unknown, options: TelegramParseOptions = {}): Inbound {
   const update = parseWith(updateSchema, body);
   if (update.message === undefined) return { kind: 'answer', answer: okAnswer() };
   const { message } = parseWith(textMessageSchema, body);
@@ -45,6 +66,9 @@ export function parseTelegramUpdate(body: unknown): Inbound {
       action: 'chat',
       text: message.text,
       from: String(message.from.id),
+      ...(message.from.first_name ? { fromName: message.from.first_name } : {}),
+      place: message.chat.type === 'private' ? 'direct' : 'group',
+      addressed: addressesBot(message, options),
       conversation: String(message.chat.id),
       dedupeKey: String(update.update_id),
       // In a forum topic every piece of the reply names the topic (only the first is a reply,
@@ -59,4 +83,23 @@ export function parseTelegramUpdate(body: unknown): Inbound {
     },
     ack: () => okAnswer(),
   };
+}
+
+type TextMessage = z.output<typeof textMessageSchema>['message'];
+
+/**
+ * A mention of the bot (`@username`, or a `text_mention` of its id), a command sent to it by name
+ * (`/help@username`), or a reply to one of its messages.
+ */
+function addressesBot(message: TextMessage, { botId, botUsername }: TelegramParseOptions): boolean {
+  if (botId !== undefined && message.reply_to_message?.from?.id === botId) return true;
+  const text = message.text ?? '';
+  const handle = botUsername ? `@${botUsername.replace(/^@/, '').toLowerCase()}` : undefined;
+  for (const entity of message.entities ?? []) {
+    const written = text.slice(entity.offset, entity.offset + entity.length).toLowerCase();
+    if (entity.type === 'text_mention' && botId !== undefined && entity.user?.id === botId) return true;
+    if (entity.type === 'mention' && handle && written === handle) return true;
+    if (entity.type === 'bot_command' && handle && written.endsWith(handle)) return true;
+  }
+  return false;
 }

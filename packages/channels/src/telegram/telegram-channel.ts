@@ -30,6 +30,11 @@ export const telegram = defineChannel({
     botToken: z.string().min(8),
     /** The secret_token given to setWebhook, checked on every update. */
     secretToken: z.string().min(1),
+    /** The bot's @username (getMe's `username`): in groups, `@username` and `/command@username` address the bot. */
+    botUsername: z
+      .string()
+      .regex(/^@?[A-Za-z0-9_]{3,64}$/, 'a Telegram username')
+      .optional(),
     apiUrl: z.url().default('https://api.telegram.org'),
     ...liveConfigShape(1000),
     /** Telegram's documented limits: about one message a second in a chat, 20 a minute in a group. */
@@ -40,7 +45,10 @@ export const telegram = defineChannel({
 
   receive(request, config) {
     verifyTelegramSecret(request, config.secretToken);
-    return parseTelegramUpdate(parseJsonBody(request.rawBody));
+    return parseTelegramUpdate(parseJsonBody(request.rawBody), {
+      botId: telegramBotId(config.botToken),
+      botUsername: config.botUsername,
+    });
   },
 
   live: { open: telegramLive },
@@ -90,3 +98,13 @@ export const telegram = defineChannel({
     return checkWith(call, (reply) => judgeTelegramGetMe(label, reply, config.botToken));
   },
 });
+
+/**
+ * The bot's user id, read from its token: a Bot API token is `<number>:<secret>`
+ * (core.telegram.org/bots/api#authorizing-your-bot shows the shape), and that number is the id
+ * getMe answers — relied on by bot libraries, though Telegram's docs do not say it in words.
+ */
+export function telegramBotId(botToken: string): number | undefined {
+  const match = /^(\d{1,20}):/.exec(botToken);
+  return match ? Number(match[1]) : undefined;
+}

@@ -17,12 +17,29 @@ describe('parseWhatsAppWebhook', () => {
         action: 'chat',
         text: 'Does it come in another color?',
         from: '16505551234',
+        fromName: 'Sheena Nelson',
+        place: 'direct',
+        addressed: false,
         conversation: `${WHATSAPP_PHONE_NUMBER_ID}:16505551234`,
         dedupeKey: wamid,
         replyTo: { phone_number_id: WHATSAPP_PHONE_NUMBER_ID, to: '16505551234', message_id: wamid },
       },
     ]);
     expect(inbound.ack()).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('answers a group message in the group, addressed when it replies to the business or @-mentions its number', () => {
+    const read = (message: Record<string, unknown>) => {
+      const inbound = parseWhatsAppWebhook(whatsappTextWebhook({ group_id: 'G1', ...message }));
+      if (inbound.kind !== 'messages') throw new Error('expected messages');
+      return inbound.messages[0]!;
+    };
+    const plain = read({});
+    expect(plain).toMatchObject({ place: 'group', addressed: false, conversation: `${WHATSAPP_PHONE_NUMBER_ID}:group:G1` });
+    expect(plain.replyTo).toMatchObject({ to: 'G1', recipient_type: 'group' });
+    expect(read({ context: { from: '15550783881', id: 'wamid.x' } }).addressed).toBe(true);
+    expect(read({ context: { from: '16505550000', id: 'wamid.x' } }).addressed).toBe(false);
+    expect(read({ text: { body: 'hey @15550783881 what now' } }).addressed).toBe(true);
   });
 
   it('keeps every text message of a batched delivery, in order', () => {

@@ -13,7 +13,11 @@ const webhookSchema = z.looseObject({
 });
 
 const messagesValueSchema = z.looseObject({
-  metadata: z.looseObject({ phone_number_id: z.string().min(1) }),
+  metadata: z.looseObject({ phone_number_id: z.string().min(1), display_phone_number: z.string().optional() }),
+  /** The senders' profiles: `wa_id` and `profile.name`. */
+  contacts: z
+    .array(z.looseObject({ wa_id: z.string().optional(), profile: z.looseObject({ name: z.string() }).optional() }))
+    .optional(),
   /** Absent on status updates (sent, delivered, read, failed), which are acknowledged only. */
   messages: z
     .array(
@@ -22,6 +26,13 @@ const messagesValueSchema = z.looseObject({
         id: z.string().min(1),
         type: z.string(),
         text: z.looseObject({ body: z.string() }).optional(),
+        /**
+         * Set on a message written in a group the business number is in (developers.facebook.com
+         * …/webhooks/reference/messages/group/); `from` is then the participant who wrote it.
+         */
+        group_id: z.string().min(1).optional(),
+        /** A reply quotes the message it answers: who wrote that one, and its id. */
+        context: z.looseObject({ from: z.string().optional(), id: z.string().optional() }).optional(),
       }),
     )
     .optional(),
@@ -49,22 +60,41 @@ export function parseWhatsAppWebhook(body: unknown, options: WhatsAppParseOption
       const value = parseWith(messagesValueSchema, change.value, ['entry', e, 'changes', c, 'value']);
       const phoneNumberId = value.metadata.phone_number_id;
       if (options.phoneNumberId && phoneNumberId !== options.phoneNumberId) return;
+      const business = digits(value.metadata.display_phone_number);
       for (const message of value.messages ?? []) {
         const text = message.type === 'text' ? message.text?.body : undefined;
         if (text === undefined || text.trim() === '') continue;
+        const name = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name;
+        const group = message.group_id;
         messages.push({
           action: 'chat',
           text,
           from: message.from,
-          // One conversation per customer and business number.
-          conversation: `${phoneNumberId}:${message.from}`,
+          ...(name ? { fromName: name } : {}),
+          place: group ? 'group' : 'direct',
+          // A reply to one of the business's messages, or its number @-mentioned in the text.
+          addressed:
+            business !== '' &&
+            (digits(message.context?.from) === business || text.replace(/[\s-]/g, '').includes(`@${business}`)),
+          // One conversation per customer and business number; a group's is the group's.
+          conversation: group ? `${phoneNumberId}:group:${group}` : `${phoneNumberId}:${message.from}`,
           // The wamid: Meta repeats it when it retries a delivery.
           dedupeKey: message.id,
-          replyTo: { phone_number_id: phoneNumberId, to: message.from, message_id: message.id },
+          replyTo: {
+            phone_number_id: phoneNumberId,
+            to: group ?? message.from,
+            message_id: message.id,
+            ...(group ? { recipient_type: 'group' } : {}),
+          },
         });
       }
     });
   });
   if (messages.length === 0) return { kind: 'answer', answer: okAnswer() };
   return { kind: 'messages', messages, ack: () => okAnswer() };
+}
+
+/** A phone number's digits alone: the display number is written `+1 555-0100`, ids as `15550100`. */
+function digits(phone: string | undefined): string {
+  return (phone ?? '').replace(/\D/g, '');
 }

@@ -19,6 +19,8 @@ const whatsappReplyToSchema = z.object({
   phone_number_id: z.string().min(1),
   to: z.string().min(1),
   message_id: z.string().min(1),
+  /** `group` when `to` is a group id (a message written in a group): the reply goes to the group. */
+  recipient_type: z.enum(['individual', 'group']).optional(),
 });
 
 /**
@@ -70,7 +72,7 @@ export const whatsapp = defineChannel({
     const label = `Hook '${hook}': WhatsApp messages`;
     const target = whatsappReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`${label}: the job holds no WhatsApp number and recipient`, false);
-    const { phone_number_id, to, message_id } = target.data;
+    const { phone_number_id, to, message_id, recipient_type = 'individual' } = target.data;
     const reply = await http.send({
       label,
       method: 'POST',
@@ -78,7 +80,7 @@ export const whatsapp = defineChannel({
       headers: { authorization: `Bearer ${config.accessToken}` },
       body: {
         messaging_product: 'whatsapp',
-        recipient_type: 'individual',
+        recipient_type,
         to,
         type: 'text',
         text: { body: markdownToWhatsApp(text), preview_url: false },

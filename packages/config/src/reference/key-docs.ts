@@ -361,6 +361,43 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     meaning: 'inbound requests per minute to this hook, all senders together',
   },
   {
+    keys: ['hooks.<name>.rateLimit.perUser'],
+    default: 'off',
+    meaning:
+      'messages per minute from one platform user; the first one over gets a polite reply, the rest silence until the minute ends (see [Who the bot answers](access.md))',
+  },
+  {
+    keys: ['hooks.<name>.access'],
+    default: 'none: everyone, everywhere',
+    meaning: 'who the bot answers; set at all, its defaults apply (see [Who the bot answers](access.md))',
+  },
+  {
+    keys: ['hooks.<name>.access.users'],
+    default: '`[]`: everyone',
+    meaning: 'platform user ids allowed to talk to the bot; others are ignored, with one short reply in a direct chat',
+  },
+  {
+    keys: ['hooks.<name>.access.groups'],
+    default: '`mention`',
+    meaning: 'group chats and channels: `mention` (only messages that mention the bot or reply to it), `all`, or `off`',
+  },
+  {
+    keys: ['hooks.<name>.access.groupContext'],
+    default: '`false`',
+    meaning: 'with `groups: "mention"`, keep the other group messages in memory as context, unanswered',
+  },
+  {
+    keys: ['hooks.<name>.access.dm'],
+    default: '`open`',
+    meaning:
+      'direct messages: `open`, `off`, or `pairing` (an unknown person gets a one-time code; `POST /admin/pairing/{code}/approve`)',
+  },
+  {
+    keys: ['hooks.<name>.help'],
+    default: 'a line naming `/reset` and `/help`',
+    meaning: "what `/help` (and Telegram's `/start`) answers",
+  },
+  {
     keys: ['hooks.<name>.budget'],
     default: 'off',
     meaning:
@@ -412,7 +449,13 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
   {
     keys: ['hooks.<name>.botUserId'],
     default: 'none',
-    meaning: "the bot's own user id, whose messages (Mattermost: posts) are ignored",
+    meaning:
+      "the bot's own user id, whose messages (Mattermost: posts) are ignored; Slack: `<@id>` in a text mentions the bot (without it, the event's `authorizations[].user_id`)",
+  },
+  {
+    keys: ['hooks.<name>.botUsername'],
+    default: 'none',
+    meaning: "the bot's @username (getMe's `username`): in groups, `@username` and `/command@username` address the bot",
   },
   {
     keys: ['hooks.<name>.secretToken'],

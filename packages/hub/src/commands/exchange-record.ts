@@ -10,7 +10,7 @@ import { JOB_FIELDS } from '../keys.js';
  * KEYS[2] the conversation's memory (list)
  * ARGV[1] the reply, JSON
  * ARGV[2] the user's message, JSON
- * ARGV[3] the assistant's message, JSON
+ * ARGV[3] the assistant's message, JSON; '' for none (a message kept as context, unanswered)
  * ARGV[4] how many messages memory keeps
  * ARGV[5] memory lifetime, seconds (refreshed)
  * ARGV[6] '1' to append to memory ('0': a job of an older release already did)
@@ -25,7 +25,12 @@ if redis.call('HSETNX', KEYS[1], '${JOB_FIELDS.reply}', ARGV[1]) == 0 then
   return redis.call('HGET', KEYS[1], '${JOB_FIELDS.reply}')
 end
 if ARGV[6] == '1' then
-  local length = redis.call('RPUSH', KEYS[2], ARGV[2], ARGV[3])
+  local length
+  if ARGV[3] == '' then
+    length = redis.call('RPUSH', KEYS[2], ARGV[2])
+  else
+    length = redis.call('RPUSH', KEYS[2], ARGV[2], ARGV[3])
+  end
   if length > tonumber(ARGV[4]) then redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1) end
   redis.call('EXPIRE', KEYS[2], ARGV[5])
 end

@@ -7,6 +7,7 @@ import {
 } from '@switchboard/protocol';
 import type { Gateway } from '../gateway.js';
 import type { CallContext } from '../provider.js';
+import type { RoutePlan } from '../routing/route-table.js';
 import { toChatRequest } from './convert-request.js';
 import { fromChatCompletion } from './convert-response.js';
 import { ResponseEventStream } from './convert-stream.js';
@@ -18,8 +19,13 @@ export { toChatRequest } from './convert-request.js';
  * POST /v1/responses on any provider: the request is translated to a chat completion, served by
  * the gateway (routes, cooldowns, fallbacks, usage), and its answer translated back.
  */
-export async function createResponse(gateway: Gateway, request: ResponsesRequest, ctx: CallContext): Promise<ResponseObject> {
-  const completion = await gateway.complete(toChatRequest(request, false), ctx);
+export async function createResponse(
+  gateway: Gateway,
+  request: ResponsesRequest,
+  ctx: CallContext,
+  plan?: RoutePlan,
+): Promise<ResponseObject> {
+  const completion = await gateway.complete(toChatRequest(request, false), ctx, plan);
   const shell = responseShell(request, { id: responseId(), created_at: completion.created, model: completion.model });
   return fromChatCompletion(completion, shell);
 }
@@ -33,9 +39,14 @@ export interface ResponseStream {
   fail(err: unknown): ResponseStreamEvent[];
 }
 
-/** Resolves once the upstream has accepted the request, like Gateway.stream. */
-export async function streamResponse(gateway: Gateway, request: ResponsesRequest, ctx: CallContext): Promise<ResponseStream> {
-  const stream = await gateway.stream(toChatRequest(request, true), ctx);
+/** Resolves once the upstream has accepted the request, like Gateway.stream (`plan` as there). */
+export async function streamResponse(
+  gateway: Gateway,
+  request: ResponsesRequest,
+  ctx: CallContext,
+  plan?: RoutePlan,
+): Promise<ResponseStream> {
+  const stream = await gateway.stream(toChatRequest(request, true), ctx, plan);
   const id = responseId();
   const translator = new ResponseEventStream(
     responseShell(request, { id, created_at: Math.floor(Date.now() / 1000), model: stream.model }),

@@ -45,7 +45,19 @@ describe('RouteTable', () => {
   it('lets defaultModel and fallbacks name routes', () => {
     const t = table({ gpt: route('a/gpt', 'b/gpt') }, { 'a/mini': ['gpt'] }, 'gpt');
     expect(t.target('default', 'chat').name).toBe('gpt');
-    expect(t.plan('a/mini', 'chat').map((target) => target.name)).toEqual(['a/mini', 'gpt']);
+    expect(t.plan('a/mini', 'chat').targets.map((target) => target.name)).toEqual(['a/mini', 'gpt']);
+  });
+
+  it('resolves a name once and keeps its plan, but never keeps a name that failed', () => {
+    const t = table({ gpt: route('a/gpt', 'b/gpt') }, { 'a/mini': ['gpt'] });
+    const plan = t.plan('a/mini', 'chat');
+    expect(plan).toMatchObject({ name: 'a/mini', kind: 'chat' });
+    expect(t.plan('a/mini', 'chat')).toBe(plan);
+    expect(t.plan('default', 'chat').name).toBe(t.target('default', 'chat').name);
+    for (let i = 0; i < 2; i++) {
+      expect(() => t.plan('nobody/serves-this', 'chat')).toThrow(expect.objectContaining({ status: 404 }));
+    }
+    expect(() => t.plan('gpt', 'embedding')).toThrow(expect.objectContaining({ code: 'model_not_supported' }));
   });
 
   it('serves embedding routes on the embeddings endpoint only', () => {

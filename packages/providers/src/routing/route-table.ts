@@ -16,6 +16,18 @@ export interface Target {
 }
 
 /**
+ * What a request's `model` resolved to for one kind of call: its target (`name`: the route's, or
+ * the deployment id) and the targets tried after it (its fallbacks), in order. Resolved once per
+ * request (`Gateway.plan`) and handed to whatever needs it: the price, the cache key, the call.
+ */
+export interface RoutePlan {
+  /** `targets[0].name`: what the request's model stands for. */
+  readonly name: string;
+  readonly kind: ModelKind;
+  readonly targets: readonly Target[];
+}
+
+/**
  * Names → targets: `default`, routes (`routes.<name>`), model ids and bare model names, and
  * each target's fallbacks. Everything is checked at start-up, so a typo in a route or fallback
  * stops the process with the key that is wrong instead of failing requests later.
@@ -23,6 +35,11 @@ export interface Target {
 export class RouteTable {
   private readonly routes = new Map<string, Target>();
   private readonly chains = new Map<string, Target[]>();
+  /**
+   * `<kind>:<name>` → its plan, for names that resolved: a finite set (ids, bare names, routes,
+   * `default`), so the map stays small whatever clients send; names that fail are not kept.
+   */
+  private readonly plans = new Map<string, RoutePlan>();
 
   constructor(
     private readonly registry: ModelRegistry,
@@ -73,10 +90,16 @@ export class RouteTable {
     return { name: model_.id, kind, members: [{ model: model_, weight: 1 }] };
   }
 
-  /** The target and its fallbacks, in the order they are tried. */
-  plan(model: string, kind: ModelKind): Target[] {
-    const first = this.target(model, kind);
-    return this.chains.get(first.name) ?? [first];
+  /** The target and its fallbacks, in the order they are tried (404/400 as `target`). */
+  plan(model: string, kind: ModelKind): RoutePlan {
+    const key = `${kind}:${model}`;
+    let plan = this.plans.get(key);
+    if (!plan) {
+      const first = this.target(model, kind);
+      plan = { name: first.name, kind, targets: this.chains.get(first.name) ?? [first] };
+      this.plans.set(key, plan);
+    }
+    return plan;
   }
 
   private route(name: string, deployments: RoutesConfig[string]): Target {

@@ -19,6 +19,8 @@ export interface WhatsAppSent {
   body: string;
   /** The message it quotes, when it has a `context`. */
   replyTo?: string;
+  /** `group` when `to` is a group id (the Groups API's send: recipient_type "group"). */
+  recipientType?: 'group';
 }
 
 /** The Graph API's behaviour, to serve from any local server (`startHookHarness`'s platform). */
@@ -73,6 +75,7 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
     if (req.method !== 'POST' || !path[2]) return sendJson(res, 400, graphError(100, 'Unsupported request'));
     const body = (req.json ?? {}) as {
       messaging_product?: string;
+      recipient_type?: string;
       to?: string;
       type?: string;
       text?: { body?: string };
@@ -101,7 +104,12 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
         ),
       );
     }
-    sent.push({ to: body.to, body: body.text.body, ...(body.context?.message_id ? { replyTo: body.context.message_id } : {}) });
+    sent.push({
+      to: body.to,
+      body: body.text.body,
+      ...(body.context?.message_id ? { replyTo: body.context.message_id } : {}),
+      ...(body.recipient_type === 'group' ? { recipientType: 'group' as const } : {}),
+    });
     sendJson(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: body.to }],
