@@ -42,6 +42,11 @@ export const providerSchema = z
     /** The embedding model names it serves (POST /v1/embeddings); openai and azure only. @defaultValue [] */
     embeddingModels: z.array(z.string().min(1)).default([]),
     /**
+     * The speech-to-text models it serves (POST /v1/audio/transcriptions: `whisper-1`,
+     * `gpt-4o-transcribe`…); openai only (Anthropic has no such API). @defaultValue []
+     */
+    audioModels: z.array(z.string().min(1)).default([]),
+    /**
      * Time to the response headers, and for streams the longest silence between chunks.
      * @defaultValue 60000
      */
@@ -78,9 +83,14 @@ export const providerSchema = z
     const p = ctx.value;
     const issue = (path: string, message: string) =>
       ctx.issues.push({ code: 'custom', message, path: [path], input: p[path as keyof typeof p] });
-    if (p.models.length === 0 && p.embeddingModels.length === 0) issue('models', 'list at least one model (or embeddingModels)');
+    if (p.models.length === 0 && p.embeddingModels.length === 0 && p.audioModels.length === 0)
+      issue('models', 'list at least one model (or embeddingModels, audioModels)');
     const both = p.embeddingModels.filter((model) => p.models.includes(model));
     if (both.length) issue('embeddingModels', `a model is a chat or an embedding model, not both: ${both.join(', ')}`);
+    const twice = p.audioModels.filter((model) => p.models.includes(model) || p.embeddingModels.includes(model));
+    if (twice.length) issue('audioModels', `a model is listed once, as one kind: ${twice.join(', ')}`);
+    if (p.type !== 'openai' && p.audioModels.length)
+      issue('audioModels', `only openai providers serve transcriptions here (${p.type} has none)`);
     if (p.type === 'azure') {
       if (!p.baseUrl === !p.resource) issue('baseUrl', 'an azure provider needs either resource or baseUrl (not both)');
       const served = new Set([...p.models, ...p.embeddingModels]);
@@ -438,6 +448,15 @@ export const limitsSchema = z
      * and the connection is closed. Streamed responses are not bounded by it. @defaultValue 30000
      */
     bodyTimeoutMs: z.int().min(100).max(3_600_000).default(30_000),
+    /**
+     * Largest audio file on POST /v1/audio/transcriptions (OpenAI's own limit is 25 MB); a larger
+     * one is a 413, read no further. @defaultValue 26214400 (25 MiB)
+     */
+    maxAudioBytes: z
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .default(25 * 1024 * 1024),
   })
   .refine((limits) => limits.headersTimeoutMs <= limits.bodyTimeoutMs, {
     message: 'headersTimeoutMs must not be longer than bodyTimeoutMs (the headers are part of the request)',

@@ -1,4 +1,5 @@
 export * from './admin-access.js';
+export * from './audio-transcription.js';
 export * from './chat-request.js';
 export * from './chat-response.js';
 export * from './config-error.js';

@@ -96,6 +96,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'openai and azure: the models served on `/v1/embeddings` (listed in `/v1/models` too)',
   },
   {
+    keys: ['providers.<name>.audioModels'],
+    default: '`[]`',
+    meaning:
+      'openai only: the speech-to-text models served on `/v1/audio/transcriptions` (`whisper-1`, `gpt-4o-transcribe`…; listed in `/v1/models` too)',
+  },
+  {
     keys: ['providers.<name>.timeoutMs'],
     default: '`60000`',
     meaning: 'time to the response headers, and for streams the longest silence between chunks → 504 (and a cooldown)',
@@ -228,6 +234,11 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
   { keys: ['limits.maxBodyBytes'], default: '`1048576`', meaning: 'largest `/v1` body (413 beyond)' },
   { keys: ['limits.hookMaxBodyBytes'], default: '`262144`', meaning: 'largest `/hooks` body (413 beyond)' },
   { keys: ['limits.maxMessages'], default: '`1000`', meaning: 'most messages in one chat request (400 beyond)' },
+  {
+    keys: ['limits.maxAudioBytes'],
+    default: '`26214400`',
+    meaning: 'largest audio file on `/v1/audio/transcriptions` (25 MiB, as OpenAI; 413 beyond, read no further)',
+  },
   { keys: ['limits.maxJsonDepth'], default: '`32`', meaning: 'deepest JSON nesting in a `/v1` body (400 beyond; hooks: 64)' },
   {
     keys: ['limits.headersTimeoutMs'],
