@@ -17,6 +17,7 @@ const scenario = [
   'apps/api/src/shutdown-bounds.integration.test.ts',
   'apps/api/src/sse-back-pressure.integration.test.ts',
   'apps/api/src/worker-recovery.integration.test.ts',
+  'apps/api/src/tools-exactly-once.integration.test.ts',
   'apps/api/src/routes/hooks-crash-delivery.integration.test.ts',
   'apps/api/src/routes/hooks-faults.integration.test.ts',
   'apps/api/src/routes/hooks-live-discord.integration.test.ts',

@@ -67,6 +67,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: 'GET', path: '/hooks/:name', guard: 'handshake', rateLimit: 'none', body: 'own' },
   { method: 'GET', path: '/hooks/:name/jobs/:id', ...hookRead },
   { method: 'GET', path: '/hooks/:name/jobs/:id/stream', ...hookRead },
+  { method: 'POST', path: '/hooks/:name/jobs/:id/approval', guard: 'hook', rateLimit: 'none', body: 'json' },
   { method: 'GET', path: '/health', ...open },
   { method: 'GET', path: '/ready', ...open },
   { method: 'GET', path: '/metrics', ...operator },

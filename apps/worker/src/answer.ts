@@ -1,8 +1,9 @@
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
-import type { MeteredCallSpec } from '@switchboard/state';
 import type { WorkerDeps } from './deps.js';
+import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
+import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
 /**
  * The reply to a message, generated at most once per job: a reply recorded by an earlier run is
@@ -13,6 +14,8 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
   const recorded = (await recordedReply(deps, job, earlier)) ?? (await fixedReply(deps, job));
   if (recorded) return recorded;
   const messages = await promptFor(deps, job);
+  const withTools = await answerWithTools(deps, job, messages, signal);
+  if (withTools) return recordToolAnswer(deps, job, withTools);
   const metered = await deps.meter.open(hookCall(job, messages));
   const call = { signal, requestId: job.jobId, onUsage: metered.onUsage };
   const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, call).finally(metered.close);
@@ -53,10 +56,4 @@ export async function promptFor(deps: WorkerDeps, job: MessageJob): Promise<Chat
     ...history,
     { role: 'user', content: job.queued.message.text },
   ];
-}
-
-/** The hook's model call as the meter sees it: the hook pays, under its `budget`. */
-export function hookCall(job: MessageJob, messages: ChatMessage[]): MeteredCallSpec {
-  const { name, config } = job.hook;
-  return { payer: { hook: name, budget: config.budget }, model: config.model, prompt: messages };
 }

@@ -2,10 +2,12 @@ import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { CallContext } from '@switchboard/providers';
-import { fixedReply, hookCall, promptFor, recordedReply } from './answer.js';
+import { fixedReply, promptFor, recordedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
+import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
 import { PacedUpdates } from './paced-updates.js';
+import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
 /**
  * A message answered live: the platform shows the model thinking, then the reply as it streams
@@ -58,6 +60,10 @@ async function streamReply(
 ): Promise<Reply> {
   live.thinking();
   const messages = await promptFor(deps, job);
+  // With tools each step is one whole model call (the platform shows which tool is in use); the
+  // reply is put in place once complete.
+  const withTools = await answerWithTools(deps, job, messages, signal, (tool) => live.thinking(tool));
+  if (withTools) return recordToolAnswer(deps, job, withTools);
   const metered = await deps.meter.open(hookCall(job, messages));
   try {
     return await streamWith(deps, job, live, messages, { signal, requestId: job.jobId, onUsage: metered.onUsage }, log);

@@ -7,8 +7,8 @@ import { deliverRest } from './deliver.js';
 import { reportOutcome } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { answerLive } from './live-answer.js';
-
 import { earlierProgress, type MessageJob, NewerReleaseJob, readMessageJob } from './message-job.js';
+import { AwaitingApproval } from './tool-loop.js';
 
 /** How long a job released on shutdown waits before another worker may take it. */
 const RELEASE_DELAY_MS = 1_000;
@@ -69,6 +69,11 @@ export function createProcessor(deps: WorkerDeps) {
       await reportOutcome(deps, message, { delivered: true });
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
+      if (err instanceof AwaitingApproval && !abort.aborted) {
+        // Waits for a yes without holding this worker: delayed until the deadline, promoted by an approval.
+        await message.job.moveToDelayed(err.until, token);
+        throw new DelayedError();
+      }
       throw await failure(deps, message, err, token, abort);
     }
   };

@@ -11,6 +11,7 @@ export * from './hook-message.js';
 export * from './ids.js';
 export * from './json-depth.js';
 export * from './live-progress.js';
+export * from './mcp-server-state.js';
 export * from './models.js';
 export * from './responses-object.js';
 export * from './responses-request.js';

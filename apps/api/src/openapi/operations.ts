@@ -131,6 +131,13 @@ export const OPERATIONS: Operation[] = [
     responses: { 200: 'The job', 401: 'Bad token', 404: 'No such job' },
   },
   {
+    method: 'post',
+    path: '/hooks/{name}/jobs/{id}/approval',
+    tag: 'hooks',
+    summary: 'Approves or denies the tool call a generic hook’s job waits for: {"approve": true|false}',
+    responses: { 200: 'The decision that counts', 400: 'Invalid body', 401: 'Bad token', 404: 'No such job', 409: 'Not waiting' },
+  },
+  {
     method: 'get',
     path: '/hooks/{name}/jobs/{id}/stream',
     tag: 'hooks',

@@ -332,6 +332,29 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     default: 'required with `events.url`',
     meaning: 'the Standard Webhooks signing secret (`whsec_` + base64) the events are signed with',
   },
+  {
+    keys: ['mcpServers.<name>.command'],
+    default: 'none',
+    meaning: 'an MCP server the worker starts and speaks to over stdio (started again when it dies); see [Tools](tools.md)',
+  },
+  { keys: ['mcpServers.<name>.args'], default: '`[]`', meaning: "the stdio server's arguments" },
+  {
+    keys: ['mcpServers.<name>.env'],
+    default: '`{}`',
+    meaning: "added to the stdio server's minimal environment (PATH, HOME…); its values are secrets",
+  },
+  { keys: ['mcpServers.<name>.url'], default: 'none', meaning: 'an MCP server reached over Streamable HTTP' },
+  {
+    keys: ['mcpServers.<name>.headers'],
+    default: '`{}`',
+    meaning:
+      'sent with every request to the `url` server (`Authorization` with a token from the environment, as any key); values are secrets',
+  },
+  {
+    keys: ['mcpServers.<name>.timeoutMs'],
+    default: '`30000`',
+    meaning: 'a tool call that takes longer is given up and the model is told it timed out',
+  },
 ];
 
 /** The keys of `hooks.<name>`: the common ones, then each channel's (the channel column is generated). */
@@ -390,6 +413,28 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     default: 'off',
     meaning:
       '`{"tokensPerDay": 100000, "costPerMonth": 20}`: what the hook\'s model calls may spend; over it a message fails for good with `insufficient_quota`',
+  },
+  {
+    keys: ['hooks.<name>.tools'],
+    default: '`[]`',
+    meaning:
+      'tools of the `mcpServers` the bot may call: `"<server>"` (all its tools) or `"<server>/<tool>"`; anything else the model asks for is refused to it, see [Tools](tools.md)',
+  },
+  {
+    keys: ['hooks.<name>.maxToolSteps'],
+    default: '`8`',
+    meaning: 'model calls per message that may ask for tools; then the model is asked once more without tools',
+  },
+  {
+    keys: ['hooks.<name>.approve'],
+    default: '`[]`',
+    meaning:
+      'granted tools that run only once approved with `POST /hooks/<name>/jobs/<id>/approval` (generic hooks only so far), see [Tools](tools.md#approvals)',
+  },
+  {
+    keys: ['hooks.<name>.approvalTimeoutMs'],
+    default: '`600000`',
+    meaning: 'how long a call waits for approval (no worker slot held); then it is denied',
   },
   {
     keys: ['hooks.<name>.token'],
