@@ -30,6 +30,9 @@ const scenario = [
   'packages/state/src/send-limiter.integration.test.ts',
 ];
 
+/** Fails a file that leaves process.env changed (the files of a worker share its process). */
+const ENV_GUARD = './vitest.env-guard.ts';
+
 /** Two workers: this is what a 2-core machine runs at once; each file's servers and Redis prefix are its own. */
 const WORKERS = 2;
 
@@ -54,6 +57,7 @@ export default defineConfig({
           exclude: ['**/*.integration.test.ts', '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
           isolate: false,
+          setupFiles: [ENV_GUARD],
           // The property and oracle files run thousands of cases: 5 s was too little beside other work.
           testTimeout: 30_000,
         },
@@ -65,6 +69,7 @@ export default defineConfig({
           exclude: [...scenario, '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
           isolate: false,
+          setupFiles: [ENV_GUARD],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

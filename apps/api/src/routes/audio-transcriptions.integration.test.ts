@@ -62,7 +62,9 @@ afterAll(async () => {
   await gateway?.close();
   await upstream?.close();
   await silent?.close();
-  process.env.TMPDIR = originalTmp;
+  // Files share their worker's process (isolate: false): put TMPDIR back as it was, unset included.
+  if (originalTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = originalTmp;
   if (uploads) rmSync(uploads, { recursive: true, force: true });
 });
 
