@@ -22,6 +22,7 @@ import {
   withRedisDroppedOnError,
 } from '@switchboard/state';
 import { gatewayTracing, type Tracing } from '@switchboard/tracing';
+import { MediaDownloader } from './media/download-media.js';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -40,6 +41,8 @@ export interface WorkerDeps {
   workers: WorkerRegistry;
   /** Records the usage of the model calls made for hooks, and enforces their budgets. */
   meter: UsageMeter;
+  /** Fetches the files messages carry (hooks' `media`), bounded in size and time. */
+  media: MediaDownloader;
   /** Prometheus metrics of this process, unless `metrics.enabled` is false. */
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
@@ -93,6 +96,7 @@ export function createWorkerDeps(
     workers: new WorkerRegistry(redis, keys),
     meter: usageAccounting(redis, keys, settings.config, throttledWarning(logger, 'usage not recorded: Redis did not take it'))
       .meter,
+    media: new MediaDownloader(),
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
   };
@@ -108,6 +112,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
     settlesWithin(Promise.all([deps.channelStats.close(), deps.meter.close()]), 1_000),
     settlesWithin(deps.hub.close(), 1_000),
     closeHooks(deps.hooks),
+    deps.media.close(),
     deps.gateway.registry.close(),
     deps.tracing?.shutdown(),
   ]);
