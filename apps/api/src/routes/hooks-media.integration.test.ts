@@ -1,17 +1,23 @@
 import {
   answerText,
+  anthropicImagesSeen,
+  anthropicLastUserText,
+  anthropicMessage,
   describeBytes,
   type FakeSlack,
   type FakeTelegram,
   imagesSeen,
   type LocalServer,
   lastUserWords,
+  sendJson,
   slackMessageEvent,
   slackSignedHeaders,
+  startAnthropicUpstream,
   startFakeSlack,
   startFakeTelegram,
   startLocalServer,
   startOpenAIUpstream,
+  streamAnthropicMessage,
   TELEGRAM_SECRET_HEADER,
   telegramUpdate,
 } from '@switchboard/testing';
@@ -35,6 +41,7 @@ const PNG = Buffer.from(
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(5 * SMALL_LIMIT, 7)]);
 
 let upstream: LocalServer;
+let claude: LocalServer;
 let files: LocalServer;
 let telegram: FakeTelegram;
 let slack: FakeSlack;
@@ -54,6 +61,14 @@ function visionModel(): Parameters<LocalServer['handle']>[0] {
 
 beforeAll(async () => {
   upstream = await startOpenAIUpstream(visionModel());
+  // Claude, streamed or not as asked: its reply names the image blocks it got.
+  claude = await startAnthropicUpstream((req, res) => {
+    const body = req.json as { model: string; stream?: boolean };
+    const text = `Claude saw: ${anthropicLastUserText(req)} | images: ${anthropicImagesSeen(req).join(', ')}`;
+    const message = anthropicMessage(body.model, [{ type: 'text', text }]);
+    if (body.stream) return streamAnthropicMessage(res, message);
+    sendJson(res, 200, message);
+  });
   files = await startLocalServer((req, res, raw) => {
     switch (req.url) {
       case '/receipt.png':
@@ -90,13 +105,18 @@ beforeAll(async () => {
   gateway = await startGateway({
     config: {
       defaultModel: 'mock/gpt-4o',
-      providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o'] } },
+      providers: {
+        mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o'] },
+        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant-test-123', models: ['claude-test'] },
+      },
       hooks: {
         support: { type: 'generic', token: TOKEN, stream: false, media: images },
         // Without allowPrivateUrls: the files server is on 127.0.0.1.
         strict: { type: 'generic', token: TOKEN, stream: false, media: { images: true } },
         small: { type: 'generic', token: TOKEN, stream: false, media: { ...images, maxBytes: SMALL_LIMIT } },
         plain: { type: 'generic', token: TOKEN, stream: false },
+        // Streamed (a generic hook's default), answered by Claude.
+        claude: { type: 'generic', token: TOKEN, model: 'claude/claude-test', media: images },
         tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, stream: false, media: images },
         team: {
           type: 'slack',
@@ -116,7 +136,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   await gateway?.close();
-  await Promise.all([upstream?.close(), files?.close(), telegram?.close(), slack?.close()]);
+  await Promise.all([upstream?.close(), claude?.close(), files?.close(), telegram?.close(), slack?.close()]);
 });
 
 let seq = 0;
@@ -162,6 +182,17 @@ describe('images sent to a hook', () => {
       attachments: [{ data: PNG.toString('base64'), type: 'image/jpeg', name: 'x.jpg' }],
     });
     expect(view.reply).toBe(`saw: look | images: ${seen(PNG)} | earlier: `);
+  });
+
+  it('gives Claude the image as a base64 image block, on a hook that streams its replies', async () => {
+    const view = await ask('claude', {
+      text: 'and this?',
+      attachments: [{ url: `${files.url}/receipt.png`, name: 'receipt.png' }],
+    });
+    expect(view, JSON.stringify(view)).toMatchObject({ status: 'completed', reply: `Claude saw: and this? | images: ${seen(PNG)}` });
+    const refused = await ask('claude', { text: 'fake', attachments: [{ url: `${files.url}/lying.png` }] });
+    expect(refused).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(refused.reply).toMatch(/cannot read that kind of file/);
   });
 
   it('answers a Telegram photo through getFile and the file URL, the largest size', async () => {
