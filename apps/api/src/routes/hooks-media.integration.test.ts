@@ -189,7 +189,10 @@ describe('images sent to a hook', () => {
       text: 'and this?',
       attachments: [{ url: `${files.url}/receipt.png`, name: 'receipt.png' }],
     });
-    expect(view, JSON.stringify(view)).toMatchObject({ status: 'completed', reply: `Claude saw: and this? | images: ${seen(PNG)}` });
+    expect(view, JSON.stringify(view)).toMatchObject({
+      status: 'completed',
+      reply: `Claude saw: and this? | images: ${seen(PNG)}`,
+    });
     const refused = await ask('claude', { text: 'fake', attachments: [{ url: `${files.url}/lying.png` }] });
     expect(refused).toMatchObject({ status: 'completed', attempts: 1 });
     expect(refused.reply).toMatch(/cannot read that kind of file/);
