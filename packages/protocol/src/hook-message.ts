@@ -27,6 +27,16 @@ export const mediaRefSchema = z.object({
 
 export type MediaRef = z.infer<typeof mediaRefSchema>;
 
+/** How memory names a file, never its bytes: `[image: receipt.jpg]`. */
+export function mediaPlaceholder(ref: MediaRef): string {
+  return `[${ref.kind}: ${ref.name ?? ref.kind}]`;
+}
+
+/** A message's text as memory keeps it: each file's placeholder, then the text. */
+export function withMediaPlaceholders(text: string, media: readonly MediaRef[] | undefined): string {
+  return [...(media ?? []).map(mediaPlaceholder), text].filter(Boolean).join(' ');
+}
+
 /** One normalized inbound message, JSON-serializable (it is stored in the job). */
 export const inboundMessageSchema = z.object({
   /**

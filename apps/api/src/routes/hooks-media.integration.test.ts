@@ -117,6 +117,16 @@ beforeAll(async () => {
         plain: { type: 'generic', token: TOKEN, stream: false },
         // Streamed (a generic hook's default), answered by Claude.
         claude: { type: 'generic', token: TOKEN, model: 'claude/claude-test', media: images },
+        tgroup: {
+          type: 'telegram',
+          botToken: TG_TOKEN,
+          secretToken: TG_SECRET,
+          botUsername: 'media_bot',
+          apiUrl: telegram.url,
+          stream: false,
+          media: images,
+          access: { groups: 'mention', groupContext: true },
+        },
         tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, stream: false, media: images },
         team: {
           type: 'slack',
@@ -226,6 +236,34 @@ describe('images sent to a hook', () => {
       300,
     );
     expect(telegram.calls.filter((c) => c.method === 'getFile').map((c) => c.body.file_id)).toContain(large);
+  });
+
+  it('keeps a group photo not addressed to the bot as a placeholder in memory, without fetching it', async () => {
+    const photo = telegram.addFile(PNG);
+    const chatId = -100_000 - ++seq;
+    const group = { id: chatId, type: 'supergroup' };
+    const sendUpdate = (message: Record<string, unknown>) =>
+      fetch(`${gateway.url}/hooks/tgroup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [TELEGRAM_SECRET_HEADER]: TG_SECRET },
+        body: JSON.stringify(telegramUpdate({ chat: group, message_id: ++seq, ...message }, { update_id: 900_000 + seq })),
+      });
+    const downloads = telegram.downloads;
+    await sendUpdate({
+      text: undefined,
+      caption: 'look at this',
+      photo: [{ file_id: photo, file_unique_id: 'g', width: 9, height: 9 }],
+    });
+    const question = '@media_bot what was that?';
+    await sendUpdate({ text: question, entities: [{ type: 'mention', offset: 0, length: 10 }] });
+    await eventually(
+      () =>
+        expect(telegram.chat(chatId).map((m) => m.text)).toEqual([
+          `saw: ${question} | images:  | earlier: Ada: [image: photo.jpg] look at this`,
+        ]),
+      500,
+    );
+    expect(telegram.downloads).toBe(downloads);
   });
 
   it('answers a Slack file fetched from url_private_download with the bot token', async () => {

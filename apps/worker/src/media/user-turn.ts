@@ -1,5 +1,5 @@
 import { MediaGoneError, type MediaLocation } from '@switchboard/channels';
-import type { ContentPart, MediaRef } from '@switchboard/protocol';
+import { type ContentPart, type MediaRef, mediaPlaceholder } from '@switchboard/protocol';
 import { fileTypeFromBuffer } from 'file-type';
 import type { WorkerDeps } from '../deps.js';
 import type { MessageJob } from '../message-job.js';
@@ -50,7 +50,7 @@ export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortS
       // The bytes decide, not the declared type: a "PNG" that is a script is refused.
       if (!sniffed || !IMAGE_TYPES.has(sniffed)) throw new MediaRefusal('unsupported', 'not an image type the model takes');
       images.push({ type: 'image_url', image_url: { url: `data:${sniffed};base64,${bytes.toString('base64')}` } });
-      names.push(`[image: ${ref.name ?? 'image'}]`);
+      names.push(mediaPlaceholder(ref));
     }
   } catch (err) {
     if (err instanceof MediaRefusal) return { refused: err.problem, maxBytes };
