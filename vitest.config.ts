@@ -17,6 +17,7 @@ const scenario = [
   'apps/api/src/shutdown-bounds.integration.test.ts',
   'apps/api/src/sse-back-pressure.integration.test.ts',
   'apps/api/src/worker-recovery.integration.test.ts',
+  'apps/api/src/tools-exactly-once.integration.test.ts',
   'apps/api/src/routes/hooks-crash-delivery.integration.test.ts',
   'apps/api/src/routes/hooks-faults.integration.test.ts',
   'apps/api/src/routes/hooks-live-discord.integration.test.ts',
@@ -36,6 +37,12 @@ const WORKERS = 2;
  * Three projects. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers on free ports,
  * each test under its own Redis key prefix, no fixed ports, no FLUSH) run side by side, two files
  * at a time. `scenario` runs after them, one file at a time, with the machine to itself.
+ *
+ * `unit` and `integration` files share their worker's module cache (`isolate: false`): loading the
+ * workspace's modules again for each file cost about as much CPU as the tests themselves (measured
+ * in docs/tests.md). It is safe because no file changes what another one would see: none sets an
+ * environment variable or a global, mocks a module, or leaves fake timers on (each restores them).
+ * `scenario` files keep a fresh module cache each, as they kill and restart things.
  */
 export default defineConfig({
   test: {
@@ -46,6 +53,9 @@ export default defineConfig({
           include: ['{apps,packages}/*/src/**/*.test.ts', 'scripts/**/*.test.mjs', 'bench/**/*.test.mjs'],
           exclude: ['**/*.integration.test.ts', '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
+          isolate: false,
+          // The property and oracle files run thousands of cases: 5 s was too little beside other work.
+          testTimeout: 30_000,
         },
       },
       {
@@ -54,6 +64,7 @@ export default defineConfig({
           include: ['{apps,packages}/*/src/**/*.integration.test.ts'],
           exclude: [...scenario, '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -14,6 +14,7 @@ const SOURCES = {
   testing: 'packages/testing',
   metrics: 'packages/metrics',
   tracing: 'packages/tracing',
+  tools: 'packages/tools',
   api: 'apps/api',
   worker: 'apps/worker',
 };
@@ -36,6 +37,7 @@ const MUST_NOT_IMPORT = {
   logger: everyOther('logger').filter((name) => name !== 'protocol'),
   metrics: everyOther('metrics'),
   tracing: everyOther('tracing'),
+  tools: ['channels', 'hub', 'state', 'providers', ...APPS],
   testing: [],
   api: ['worker'], // its tests may (they run a worker)
   worker: ['api'],

@@ -46,6 +46,36 @@ export function tool(name, args, options) {
   run(bin(name), args, options);
 }
 
+/**
+ * Runs independent checks at once (each its own child, output held and printed whole, in the
+ * order given, as each is over); exits the process once all are over if any failed.
+ *
+ * @param checks - `[cmd, args, env?]` each; a bare name is a tool in node_modules/.bin.
+ */
+export async function runAll(checks) {
+  const results = checks.map(([cmd, args, env]) => {
+    const file = cmd.includes('/') ? cmd : bin(cmd);
+    const child = spawn(file, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const out = [];
+    child.stdout.on('data', (chunk) => out.push(chunk));
+    child.stderr.on('data', (chunk) => out.push(chunk));
+    return new Promise((resolve) => {
+      child.on('error', (err) => resolve({ status: 1, out: [Buffer.from(`${err.message}\n`)], line: [cmd, ...args].join(' ') }));
+      child.on('close', (status) => resolve({ status, out, line: [cmd, ...args].join(' ') }));
+    });
+  });
+  let failed = false;
+  for (const result of results) {
+    const { status, out, line } = await result;
+    process.stdout.write(Buffer.concat(out));
+    if (status !== 0) {
+      console.error(`switchboard: '${line}' failed`);
+      failed = true;
+    }
+  }
+  if (failed) process.exit(1);
+}
+
 /** Runs a Node script as a child with this terminal; `ipc: true` opens a message channel to it. */
 export function spawnNode(script, env, { ipc = false } = {}) {
   const stdio = ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit';

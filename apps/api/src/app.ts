@@ -8,6 +8,7 @@ import { type ApiClient, apiKeyAuth } from './middleware/api-key-auth.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler, unreadableBody } from './middleware/error-handler.js';
 import { requireJsonContentType } from './middleware/json-guards.js';
+import { multipartBody } from './middleware/multipart-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { traceRequests } from './middleware/trace-requests.js';
@@ -15,6 +16,7 @@ import { v1Metrics } from './middleware/v1-metrics.js';
 import { type PolicyMatch, routePolicy } from './route-policy.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminUsageRoutes } from './routes/admin-usage.js';
+import { audioTranscriptionsRoutes } from './routes/audio-transcriptions.js';
 import { bullBoard } from './routes/bull-board.js';
 import { chatCompletionsRoutes } from './routes/chat-completions.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -37,6 +39,7 @@ export function appRouter(deps: AppDeps): Router {
   chatCompletionsRoutes(router, deps);
   responsesRoutes(router, deps);
   embeddingsRoutes(router, deps);
+  audioTranscriptionsRoutes(router, deps);
   modelsRoutes(router, deps);
   healthRoutes(router, deps);
   statusRoutes(router, deps);
@@ -120,9 +123,12 @@ export function createApp(deps: AppDeps): Koa {
       throw unreadableBody(err);
     },
   });
+  const parseMultipart = multipartBody(config.limits.maxAudioBytes);
   app.use((ctx, next) => {
     // Hooks read their raw bytes themselves (platform signatures are computed over them), Bull Board its own.
-    if (policy(ctx).body === 'own' || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
+    const { body } = policy(ctx);
+    if (body === 'own' || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
+    if (body === 'multipart') return parseMultipart(ctx, next); // the one route that takes a file
     requireJsonContentType(ctx);
     return parseJson(ctx, next);
   });

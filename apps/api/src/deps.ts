@@ -12,6 +12,7 @@ import {
   ChannelChecks,
   ChannelStats,
   createRedis,
+  McpStatusBoard,
   RateLimiter,
   type RedisClient,
   RedisCooldownStore,
@@ -58,6 +59,8 @@ export interface AppDeps {
   /** Usage and spend per key, model and day; the keys' budgets (usage-meter.ts). */
   usage: { ledger: UsageLedger; meter: UsageMeter };
   workers: WorkerRegistry;
+  /** The configured MCP servers' names, and their state as the workers report it (/status). */
+  mcpServers: { names: string[]; board: McpStatusBoard };
   /** Prometheus metrics, unless `metrics.enabled` is false. */
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
@@ -129,6 +132,7 @@ export function createDeps(
     usage,
     sessions,
     workers,
+    mcpServers: { names: Object.keys(settings.config.mcpServers), board: new McpStatusBoard(redis, keys) },
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),

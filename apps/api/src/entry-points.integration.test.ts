@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config-file syntax under test
-import { freePort } from '@switchboard/testing';
+import { freePort, MCP_STDIO_SERVER } from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { configFile } from './test-support/config-file.js';
 import { type SpawnedProcess, spawnApiProcess, spawnLoggingWorkerProcess } from './test-support/spawn-process.js';
@@ -140,6 +140,34 @@ describe('--check', () => {
     expect(budget.code).toBe(0);
     expect(budget.output).toContain('# switchboard: the configuration is valid');
     expect(budget.output).not.toContain('deprecated');
+  });
+
+  it('connects to each MCP server and lists its tools, or says why it is not connected, secrets masked', async () => {
+    const path = configFile({
+      providers: { mock: provider },
+      mcpServers: {
+        desk: { command: process.execPath, args: [MCP_STDIO_SERVER], env: { DESK_KEY: 'desk-env-secret-0123' } },
+        gone: { url: `http://127.0.0.1:${await freePort()}/mcp`, headers: { authorization: 'Bearer gone-header-secret-0123' } },
+      },
+      hooks: { ask: { type: 'generic', token: 'ask-hook-token-0123', tools: ['desk/add', 'gone'] } },
+    });
+    const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path }, ['--check']);
+    expect(code).toBe(0);
+    expect(output).toContain('#   desk (stdio): connected; tools: add, slow, create_ticket, huge, crash, reveal');
+    expect(output).toMatch(/# {3}gone \(http\): not connected: connecting: /);
+    expect(output).toContain('# switchboard: the configuration is valid');
+    expect(output).not.toContain('desk-env-secret');
+    expect(output).not.toContain('gone-header-secret');
+  });
+
+  it('exits 78 naming a hook that grants tools of a server that is not configured', async () => {
+    const path = configFile({
+      providers: { mock: provider },
+      hooks: { ask: { type: 'generic', token: 'ask-hook-token-0123', tools: ['nowhere/add'] } },
+    });
+    const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path }, ['--check']);
+    expect(code).toBe(78);
+    expect(output).toContain("hooks.ask.tools.0: there is no MCP server named 'nowhere'");
   });
 
   it('exits 78 for a configuration that would not start', async () => {

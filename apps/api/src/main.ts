@@ -6,6 +6,7 @@ import { createGateway } from '@switchboard/providers';
 import { startTracing } from '@switchboard/tracing';
 import { superviseApiProcesses } from './api-processes.js';
 import { createDeps } from './deps.js';
+import { checkMcpServers } from './mcp-check.js';
 import { startServer } from './server.js';
 
 /** What shutdown may take beyond the drain (closing pools and Redis) before the process exits anyway. */
@@ -65,6 +66,9 @@ void runEntryPoint({
   summary:
     'Starts the Switchboard API: the OpenAI-compatible /v1, the /hooks webhooks, /health, /ready and\n/status, on HOST:PORT (default 127.0.0.1:8080).',
   version,
-  check: (settings) => createGateway(settings).registry.close(),
+  check: async (settings) => {
+    await createGateway(settings).registry.close();
+    await checkMcpServers(settings, (line) => process.stdout.write(`${line}\n`));
+  },
   start,
 });

@@ -21,10 +21,11 @@ export type RateLimitSubject = 'none' | 'client' | 'hook';
 
 /**
  * Who reads the body: `json` is the app's JSON parser (415 for other types, on POST, PUT and PATCH);
- * `own` is the route's business (hooks read their raw bytes, which platform signatures cover; Bull
- * Board parses its own).
+ * `multipart` is multipart/form-data with one file within `limits.maxAudioBytes`
+ * (middleware/multipart-body.ts; only the route that takes a file); `own` is the route's business
+ * (hooks read their raw bytes, which platform signatures cover; Bull Board parses its own).
  */
-export type BodyReader = 'json' | 'own';
+export type BodyReader = 'json' | 'multipart' | 'own';
 
 export interface RoutePolicy {
   guard: Guard;
@@ -58,6 +59,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: 'POST', path: '/v1/chat/completions', ...facade },
   { method: 'POST', path: '/v1/responses', ...facade },
   { method: 'POST', path: '/v1/embeddings', ...facade },
+  { method: 'POST', path: '/v1/audio/transcriptions', ...facade, body: 'multipart' },
   { method: 'GET', path: '/v1/models', ...facade },
   { method: 'GET', path: '/v1/models/*id', ...facade },
   { method: 'GET', path: '/status', ...facade },
@@ -65,6 +67,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: 'GET', path: '/hooks/:name', guard: 'handshake', rateLimit: 'none', body: 'own' },
   { method: 'GET', path: '/hooks/:name/jobs/:id', ...hookRead },
   { method: 'GET', path: '/hooks/:name/jobs/:id/stream', ...hookRead },
+  { method: 'POST', path: '/hooks/:name/jobs/:id/approval', guard: 'hook', rateLimit: 'none', body: 'json' },
   { method: 'GET', path: '/health', ...open },
   { method: 'GET', path: '/ready', ...open },
   { method: 'GET', path: '/metrics', ...operator },

@@ -57,7 +57,7 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) processes.push(spawnLoggingWorkerProcess(env));
   await Promise.all(processes.slice(0, 2).map((api) => api.waitForOutput('api listening')));
   apis = ports.map((port) => `http://127.0.0.1:${port}`);
-}, 30_000);
+}, 60_000); // five processes starting at once on two cores: beside other work 30 s was seen too little
 
 afterAll(async () => {
   for (const proc of processes) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');

@@ -1,10 +1,11 @@
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
-import type { MeteredCallSpec } from '@switchboard/state';
 import type { WorkerDeps } from './deps.js';
+import { hookCall } from './hook-call.js';
 import type { MediaProblem } from './media/download-media.js';
 import { refusalText, userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
+import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
 /**
  * The reply to a message, generated at most once per job: a reply recorded by an earlier run is
@@ -17,6 +18,8 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
   const turn = await userTurn(deps, job, signal);
   if ('refused' in turn) return refusedReply(deps, job, turn);
   const messages = await promptFor(deps, job, turn.content);
+  const withTools = await answerWithTools(deps, job, messages, signal);
+  if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);
   const metered = await deps.meter.open(hookCall(job, messages));
   const call = { signal, requestId: job.jobId, onUsage: metered.onUsage };
   const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, call).finally(metered.close);
@@ -66,10 +69,4 @@ export async function promptFor(deps: WorkerDeps, job: MessageJob, content: Chat
   const history = await deps.hub.exchange.history(job.conversation);
   const { system } = job.hook.config;
   return [...(system ? [{ role: 'system' as const, content: system }] : []), ...history, { role: 'user', content }];
-}
-
-/** The hook's model call as the meter sees it: the hook pays, under its `budget`. */
-export function hookCall(job: MessageJob, messages: ChatMessage[]): MeteredCallSpec {
-  const { name, config } = job.hook;
-  return { payer: { hook: name, budget: config.budget }, model: config.model, prompt: messages };
 }

@@ -3,11 +3,13 @@ import type { HookConfig, Settings } from '@switchboard/config';
 import { createHub, type Hub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { deliveryMetrics, gatewayMetrics, Metrics } from '@switchboard/metrics';
+import { scrubSecrets } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   ChannelChecks,
   ChannelStats,
   createQueueRedis,
+  McpStatusBoard,
   type RedisClient,
   RedisCooldownStore,
   type RedisWatch,
@@ -21,6 +23,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { McpServers } from '@switchboard/tools';
 import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 import { MediaDownloader } from './media/download-media.js';
 
@@ -47,6 +50,8 @@ export interface WorkerDeps {
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
   tracing?: Tracing;
+  /** The configured MCP servers (connecting from the start), when `mcpServers` names any. */
+  tools?: McpServers;
 }
 
 /** @throws ConfigError when the settings name a model no provider serves (the Redis connection is dropped first). */
@@ -80,6 +85,7 @@ export function createWorkerDeps(
     ...(metrics ? { onPlatformCall: deliveryMetrics(metrics) } : {}),
   });
   const channelStats = new ChannelStats(redis, keys);
+  const tools = mcpServers(settings, logger, new McpStatusBoard(redis, keys));
   return {
     settings,
     logger,
@@ -99,7 +105,23 @@ export function createWorkerDeps(
     media: new MediaDownloader(),
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
+    ...(tools ? { tools } : {}),
   };
+}
+
+/** The MCP servers' connections, started now: the first tool loop waits for their first attempt. */
+function mcpServers(settings: Settings, logger: Logger, board: McpStatusBoard): McpServers | undefined {
+  if (Object.keys(settings.config.mcpServers).length === 0) return undefined;
+  const secrets = [...settings.secrets].sort((a, b) => b.length - a.length);
+  const unreported = throttledWarning(logger, 'mcp server state not reported: Redis did not take it');
+  const tools = new McpServers(settings.config.mcpServers, {
+    log: (level, message, meta) => logger[level](message, meta),
+    scrub: (text) => scrubSecrets(text, secrets),
+    // What /status shows of each server (the API connects to none).
+    onChange: (state) => void board.report([state]).catch(unreported),
+  });
+  tools.start().catch(() => {});
+  return tools;
 }
 
 /**
@@ -115,6 +137,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
     deps.media.close(),
     deps.gateway.registry.close(),
     deps.tracing?.shutdown(),
+    deps.tools?.close(),
   ]);
   deps.redis.disconnect();
 }

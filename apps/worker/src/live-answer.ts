@@ -2,11 +2,13 @@ import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { CallContext } from '@switchboard/providers';
-import { fixedReply, hookCall, promptFor, recordedReply, refusedReply } from './answer.js';
+import { fixedReply, promptFor, recordedReply, refusedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
+import { hookCall } from './hook-call.js';
 import { userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { PacedUpdates } from './paced-updates.js';
+import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
 /**
  * A message answered live: the platform shows the model thinking, then the reply as it streams
@@ -61,6 +63,10 @@ async function streamReply(
   const turn = await userTurn(deps, job, signal);
   if ('refused' in turn) return refusedReply(deps, job, turn);
   const messages = await promptFor(deps, job, turn.content);
+  // With tools each step is one whole model call (the platform shows which tool is in use); the
+  // reply is put in place once complete.
+  const withTools = await answerWithTools(deps, job, messages, signal, (tool) => live.thinking(tool));
+  if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);
   const metered = await deps.meter.open(hookCall(job, messages));
   try {
     return await streamWith(

@@ -106,6 +106,23 @@ describe('the worker pipeline', () => {
     expect(await fx.hub.exchange.history(conversationKey('support', 'lena'))).toEqual([]);
   });
 
+  it('leaves a job queued by a newer release in the queue for a newer worker, without spending an attempt', async () => {
+    const fx = start();
+    const next = { v: 99, hook: 'support', message: message('from the next release'), receivedAt: Date.now() };
+    await fx.hub.queue.add('message', next, { jobId: 'v99-job', attempts: 3, backoff: { type: 'switchboard', delay: 10 } });
+    fx.start();
+    await eventually(async () => {
+      const job = await fx.hub.queue.getJob('v99-job');
+      expect(job?.attemptsStarted).toBeGreaterThanOrEqual(1);
+      expect(await job?.getState()).toBe('delayed');
+    });
+    const job = await fx.hub.queue.getJob('v99-job');
+    expect(job?.attemptsMade).toBe(0);
+    expect(job?.failedReason).toBeFalsy();
+    expect(upstream.requests).toHaveLength(0);
+    expect(deliveries()).toEqual([]);
+  });
+
   it('calls the model at most attempts × (1 + fallbacks) times, whatever the providers’ own retries say', async () => {
     upstream.handle((_req, res) => sendJson(res, 500, { error: { message: 'overloaded', type: 'server_error' } }));
     const fx = start(

@@ -1,17 +1,19 @@
 import { DeliveryError, routeDelivery } from '@switchboard/channels';
 import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult, type Reply } from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
-import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
 import { deliverRest } from './deliver.js';
 import { reportOutcome } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { answerLive } from './live-answer.js';
+import { earlierProgress, type MessageJob, NewerReleaseJob, readMessageJob } from './message-job.js';
+import { AwaitingApproval } from './tool-loop.js';
 
 /** How long a job released on shutdown waits before another worker may take it. */
 const RELEASE_DELAY_MS = 1_000;
-
-import { earlierProgress, type MessageJob, readMessageJob } from './message-job.js';
+/** How long a newer release's job waits before a worker looks at it again (a rolling upgrade lasts minutes). */
+const NEWER_RELEASE_DELAY_MS = 30_000;
 
 /**
  * One hook message: take its turn in the conversation, answer once, deliver, leave the line.
@@ -26,7 +28,7 @@ import { earlierProgress, type MessageJob, readMessageJob } from './message-job.
 export function createProcessor(deps: WorkerDeps) {
   // Three parameters: BullMQ passes the abort signal only to processors that declare it.
   return async (job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<JobResult> => {
-    const message = readMessageJob(job, deps.hooks);
+    const message = await readOrLeave(deps, job, token);
     const abort = signal ?? new AbortController().signal;
     const { hub } = deps;
     // A run after the first may be a parked message woken early, or a retried one behind others.
@@ -67,9 +69,33 @@ export function createProcessor(deps: WorkerDeps) {
       await reportOutcome(deps, message, { delivered: true });
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
+      if (err instanceof AwaitingApproval && !abort.aborted) {
+        // Waits for a yes without holding this worker: delayed until the deadline, promoted by an approval.
+        await message.job.moveToDelayed(err.until, token);
+        throw new DelayedError();
+      }
       throw await failure(deps, message, err, token, abort);
     }
   };
+}
+
+/**
+ * The job as this release reads it. A newer release's job is parked for a newer worker (BullMQ's
+ * DelayedError: no attempt is spent), so a rolling upgrade that starts with the API processes loses
+ * nothing; the rest that cannot be read fail for good.
+ */
+async function readOrLeave(deps: WorkerDeps, job: Job, token: string | undefined): Promise<MessageJob> {
+  try {
+    return readMessageJob(job, deps.hooks);
+  } catch (err) {
+    if (!(err instanceof NewerReleaseJob)) throw err;
+    deps.logger.warn('a newer release queued this job: left in the queue for a newer worker', {
+      jobId: job.id,
+      version: err.version,
+    });
+    await job.moveToDelayed(Date.now() + NEWER_RELEASE_DELAY_MS, token);
+    throw new DelayedError();
+  }
 }
 
 /** A reply answered whole, then delivered piece by piece (hooks that do not stream). */

@@ -46,6 +46,7 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
     providers: Object.fromEntries(describeProviders(settings).map(({ name, ...rest }) => [name, rest])),
     fallbacks: config.fallbacks,
     hooks: config.hooks,
+    mcpServers: config.mcpServers,
     apiKeys: config.apiKeys.length,
     adminKeys: config.adminKeys.length,
     rateLimit: config.rateLimit ?? 'off',

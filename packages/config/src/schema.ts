@@ -42,6 +42,11 @@ export const providerSchema = z
     /** The embedding model names it serves (POST /v1/embeddings); openai and azure only. @defaultValue [] */
     embeddingModels: z.array(z.string().min(1)).default([]),
     /**
+     * The speech-to-text models it serves (POST /v1/audio/transcriptions: `whisper-1`,
+     * `gpt-4o-transcribe`…); openai only (Anthropic has no such API). @defaultValue []
+     */
+    audioModels: z.array(z.string().min(1)).default([]),
+    /**
      * Time to the response headers, and for streams the longest silence between chunks.
      * @defaultValue 60000
      */
@@ -78,9 +83,14 @@ export const providerSchema = z
     const p = ctx.value;
     const issue = (path: string, message: string) =>
       ctx.issues.push({ code: 'custom', message, path: [path], input: p[path as keyof typeof p] });
-    if (p.models.length === 0 && p.embeddingModels.length === 0) issue('models', 'list at least one model (or embeddingModels)');
+    if (p.models.length === 0 && p.embeddingModels.length === 0 && p.audioModels.length === 0)
+      issue('models', 'list at least one model (or embeddingModels, audioModels)');
     const both = p.embeddingModels.filter((model) => p.models.includes(model));
     if (both.length) issue('embeddingModels', `a model is a chat or an embedding model, not both: ${both.join(', ')}`);
+    const twice = p.audioModels.filter((model) => p.models.includes(model) || p.embeddingModels.includes(model));
+    if (twice.length) issue('audioModels', `a model is listed once, as one kind: ${twice.join(', ')}`);
+    if (p.type !== 'openai' && p.audioModels.length)
+      issue('audioModels', `only openai providers serve transcriptions here (${p.type} has none)`);
     if (p.type === 'azure') {
       if (!p.baseUrl === !p.resource) issue('baseUrl', 'an azure provider needs either resource or baseUrl (not both)');
       const served = new Set([...p.models, ...p.embeddingModels]);
@@ -166,6 +176,52 @@ export const eventsSchema = z.strictObject({
   secret: standardWebhooksSecretSchema,
 });
 
+const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+/** `"<server>"` or `"<server>/<tool>"` (MCP tool names: letters, digits, `_`, `-`, `.`). */
+export const TOOL_GRANT = /^[A-Za-z0-9_-]{1,32}(\/[A-Za-z0-9_.-]{1,128})?$/;
+
+const mcpCommon = {
+  /** A tool call that takes longer is given up, and the model hears it timed out. @defaultValue 30000 */
+  timeoutMs: z.int().min(100).max(600_000).default(30_000),
+};
+
+/** An MCP server the worker starts as a child process and speaks to over stdio. */
+export const mcpStdioServerSchema = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Added to a minimal environment (PATH, HOME…); values are secrets (scrubbed from logs). */
+  env: z.record(z.string(), z.string()).default({}),
+  ...mcpCommon,
+});
+
+/** An MCP server reached over Streamable HTTP. */
+export const mcpHttpServerSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }),
+  /** Sent with every request (`Authorization: Bearer ${TOKEN}`…); values are secrets. */
+  headers: z.record(z.string(), z.string()).default({}),
+  ...mcpCommon,
+});
+
+export const mcpServerSchema = z.union([mcpStdioServerSchema, mcpHttpServerSchema]);
+
+/** Every hook's `tools` must name a configured server. */
+function checkToolGrants(
+  config: { hooks: Record<string, HookConfig>; mcpServers: Record<string, unknown> },
+  context: z.RefinementCtx,
+) {
+  for (const [name, hook] of Object.entries(config.hooks)) {
+    for (const [i, grant] of hook.tools.entries()) {
+      const server = grant.split('/')[0]!;
+      if (!(server in config.mcpServers)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['hooks', name, 'tools', i],
+          message: `there is no MCP server named '${server}'`,
+        });
+      }
+    }
+  }
+}
 /**
  * Who a hook's bot answers (docs/access.md). Set at all, it applies to every message whose channel
  * says where it was written (direct or group); without it, the hook answers everyone everywhere.
@@ -238,6 +294,20 @@ export const hookCommonSchema = z.strictObject({
   budget: budgetSchema.optional(),
   /** This hook's delivery events, instead of the global `events`. */
   events: eventsSchema.optional(),
+  /**
+   * Tools of the `mcpServers` this hook's bot may call: `"<server>"` (all its tools) or
+   * `"<server>/<tool>"`. @defaultValue [] (the bot only talks)
+   */
+  tools: z.array(z.string().regex(TOOL_GRANT, 'a tool grant is "<server>" or "<server>/<tool>"')).default([]),
+  /** Model calls that may ask for tools per message; then the model is asked once more without tools. @defaultValue 8 */
+  maxToolSteps: z.int().min(1).max(64).default(8),
+  /**
+   * Granted tools (`"<server>/<tool>"` or `"<server>"`) that run only once approved
+   * (`POST /hooks/<name>/jobs/<id>/approval`; generic hooks only so far). @defaultValue []
+   */
+  approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),
+  /** How long a call waits for approval; then it is denied. @defaultValue 600000 */
+  approvalTimeoutMs: z.int().min(1_000).max(86_400_000).default(600_000),
 });
 
 export type HookCommonConfig = z.infer<typeof hookCommonSchema>;
@@ -405,6 +475,15 @@ export const limitsSchema = z
      * and the connection is closed. Streamed responses are not bounded by it. @defaultValue 30000
      */
     bodyTimeoutMs: z.int().min(100).max(3_600_000).default(30_000),
+    /**
+     * Largest audio file on POST /v1/audio/transcriptions (OpenAI's own limit is 25 MB); a larger
+     * one is a 413, read no further. @defaultValue 26214400 (25 MiB)
+     */
+    maxAudioBytes: z
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .default(25 * 1024 * 1024),
   })
   .refine((limits) => limits.headersTimeoutMs <= limits.bodyTimeoutMs, {
     message: 'headersTimeoutMs must not be longer than bodyTimeoutMs (the headers are part of the request)',
@@ -420,69 +499,75 @@ export const healthSchema = z.strictObject({
   channelCheckMs: z.union([z.literal(0), z.int().min(1_000).max(86_400_000)]).default(300_000),
 });
 
-export const configSchema = z.strictObject({
-  /** The model `default` stands for. @defaultValue the first configured model, else `local/echo` */
-  defaultModel: z.string().min(1).optional(),
-  providers: z.record(providerName, providerSchema).default({}),
-  sessions: sessionsSchema.default(sessionsSchema.parse({})),
-  /** Inbound webhooks, served at `/hooks/<name>`. */
-  hooks: z
-    .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'hook names are letters, digits, "_" or "-"'), hookSchema)
-    .default({})
-    .superRefine(checkDeliveryThrough),
-  worker: workerSchema.default(workerSchema.parse({})),
-  /** When any are set, /v1 and /status need `Authorization: Bearer <key>`. */
-  apiKeys: z.array(apiKeySchema).default([]),
-  /**
-   * Keys for the operator's routes (`/admin/*`, `/metrics`, the dashboard), separate from
-   * `apiKeys`: an API key never opens them. Without any, those routes are open only when no
-   * `apiKeys` are set either (a local setup), else refused.
-   */
-  adminKeys: z.array(z.string().min(16, 'admin keys must be at least 16 characters')).default([]),
-  /** Per API key (per client IP when no keys are configured), shared through Redis. */
-  rateLimit: rateLimitSchema.optional(),
-  limits: limitsSchema.default(limitsSchema.parse({})),
-  health: healthSchema.default(healthSchema.parse({})),
-  metrics: metricsSchema.default(metricsSchema.parse({})),
-  /** `{ "<model id or route>": ["<model id or route>", …] }`: who serves a request when a model still fails after its retries. */
-  fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
-  /**
-   * Load balancing: `{ "<name>": [{ "model": "<model id>", "weight": 2 }, "<model id>", …] }`. A
-   * request for `<name>` goes to one of its healthy deployments, by weight.
-   */
-  routes: z
-    .record(
-      z.string().regex(/^[^\s]{1,200}$/, 'route names have no spaces'),
-      z.array(routeDeploymentSchema).min(1, 'a route needs at least one deployment'),
-    )
-    .default({}),
-  /** How long a deployment that answered 429, 5xx or not at all is left alone, across all processes. */
-  cooldown: cooldownSchema.default(cooldownSchema.parse({})),
-  /** The response cache (opt-in: off unless this key is present). */
-  cache: cacheSchema.optional(),
-  /**
-   * Behind a reverse proxy: take the client IP (for per-IP rate limits) from `X-Forwarded-For`.
-   * Only turn on when every request comes through a proxy that sets it. @defaultValue false
-   */
-  trustProxy: z.boolean().default(false),
-  /**
-   * Redis Cluster: its seed nodes (`host:port`), instead of a `redis-cluster://` REDIS_URL. The
-   * password, if any, stays in REDIS_URL (`redis://:password@…`).
-   */
-  redis: z.strictObject({ cluster: z.array(z.string().min(3)).default([]) }).default({ cluster: [] }),
-  /**
-   * `{ "<model id or requested name>": { "input": 2.5, "output": 10 } }`: price per million
-   * prompt (`input`) and completion (`output`) tokens, for usage costs and `costPerMonth`
-   * budgets. The serving model's id is looked up first, then the requested name. @defaultValue {}
-   */
-  pricing: z.record(z.string().min(1), priceSchema).default({}),
-  /** Usage accounting (per key, model, hook and day). */
-  usage: usageSchema.default(usageSchema.parse({})),
-  /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
-  cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
-  /** Delivery outcomes of every hook's messages, POSTed here (a hook's own `events` wins). */
-  events: eventsSchema.optional(),
-});
+export const configSchema = z
+  .strictObject({
+    /** The model `default` stands for. @defaultValue the first configured model, else `local/echo` */
+    defaultModel: z.string().min(1).optional(),
+    providers: z.record(providerName, providerSchema).default({}),
+    sessions: sessionsSchema.default(sessionsSchema.parse({})),
+    /** Inbound webhooks, served at `/hooks/<name>`. */
+    hooks: z
+      .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'hook names are letters, digits, "_" or "-"'), hookSchema)
+      .default({})
+      .superRefine(checkDeliveryThrough),
+    worker: workerSchema.default(workerSchema.parse({})),
+    /** When any are set, /v1 and /status need `Authorization: Bearer <key>`. */
+    apiKeys: z.array(apiKeySchema).default([]),
+    /**
+     * Keys for the operator's routes (`/admin/*`, `/metrics`, the dashboard), separate from
+     * `apiKeys`: an API key never opens them. Without any, those routes are open only when no
+     * `apiKeys` are set either (a local setup), else refused.
+     */
+    adminKeys: z.array(z.string().min(16, 'admin keys must be at least 16 characters')).default([]),
+    /** Per API key (per client IP when no keys are configured), shared through Redis. */
+    rateLimit: rateLimitSchema.optional(),
+    limits: limitsSchema.default(limitsSchema.parse({})),
+    health: healthSchema.default(healthSchema.parse({})),
+    metrics: metricsSchema.default(metricsSchema.parse({})),
+    /** `{ "<model id or route>": ["<model id or route>", …] }`: who serves a request when a model still fails after its retries. */
+    fallbacks: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
+    /**
+     * Load balancing: `{ "<name>": [{ "model": "<model id>", "weight": 2 }, "<model id>", …] }`. A
+     * request for `<name>` goes to one of its healthy deployments, by weight.
+     */
+    routes: z
+      .record(
+        z.string().regex(/^[^\s]{1,200}$/, 'route names have no spaces'),
+        z.array(routeDeploymentSchema).min(1, 'a route needs at least one deployment'),
+      )
+      .default({}),
+    /** How long a deployment that answered 429, 5xx or not at all is left alone, across all processes. */
+    cooldown: cooldownSchema.default(cooldownSchema.parse({})),
+    /** The response cache (opt-in: off unless this key is present). */
+    cache: cacheSchema.optional(),
+    /**
+     * Behind a reverse proxy: take the client IP (for per-IP rate limits) from `X-Forwarded-For`.
+     * Only turn on when every request comes through a proxy that sets it. @defaultValue false
+     */
+    trustProxy: z.boolean().default(false),
+    /**
+     * Redis Cluster: its seed nodes (`host:port`), instead of a `redis-cluster://` REDIS_URL. The
+     * password, if any, stays in REDIS_URL (`redis://:password@…`).
+     */
+    redis: z.strictObject({ cluster: z.array(z.string().min(3)).default([]) }).default({ cluster: [] }),
+    /**
+     * `{ "<model id or requested name>": { "input": 2.5, "output": 10 } }`: price per million
+     * prompt (`input`) and completion (`output`) tokens, for usage costs and `costPerMonth`
+     * budgets. The serving model's id is looked up first, then the requested name. @defaultValue {}
+     */
+    pricing: z.record(z.string().min(1), priceSchema).default({}),
+    /** Usage accounting (per key, model, hook and day). */
+    usage: usageSchema.default(usageSchema.parse({})),
+    /** Browser access: CORS is off unless origins are listed (`["*"]` for any). */
+    cors: z.strictObject({ origins: z.array(z.string().min(1)).default([]) }).default({ origins: [] }),
+    /** Delivery outcomes of every hook's messages, POSTed here (a hook's own `events` wins). */
+    events: eventsSchema.optional(),
+    /** MCP servers whose tools hooks may grant their bots (`hooks.<name>.tools`), by name. */
+    mcpServers: z
+      .record(z.string().regex(MCP_SERVER_NAME, 'MCP server names are letters, digits, "_" or "-" (≤ 32)'), mcpServerSchema)
+      .default({}),
+  })
+  .superRefine(checkToolGrants);
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type RoutesConfig = z.infer<typeof configSchema>['routes'];
@@ -497,3 +582,6 @@ export type BudgetConfig = z.infer<typeof budgetSchema>;
 export type PriceConfig = z.infer<typeof priceSchema>;
 export type UsageConfig = z.infer<typeof usageSchema>;
 export type FileConfig = z.infer<typeof configSchema>;
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+export type McpStdioServerConfig = z.infer<typeof mcpStdioServerSchema>;
+export type McpHttpServerConfig = z.infer<typeof mcpHttpServerSchema>;

@@ -276,6 +276,12 @@ describe('loadSettings', () => {
     ],
     ['a model in both lists', { type: 'openai', baseUrl: 'http://x', models: ['m'], embeddingModels: ['m'] }, /embeddingModels/],
     [
+      'audio models on anthropic (no transcription API)',
+      { type: 'anthropic', baseUrl: 'http://x', models: ['m'], audioModels: ['whisper-1'] },
+      /audioModels: only openai providers serve transcriptions/,
+    ],
+    ['a model both chat and audio', { type: 'openai', baseUrl: 'http://x', models: ['m'], audioModels: ['m'] }, /audioModels/],
+    [
       'a deployment for a model not listed',
       { type: 'azure', resource: 'r', models: ['m'], deployments: { n: 'd' } },
       /deployments/,

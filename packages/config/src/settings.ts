@@ -171,6 +171,12 @@ function collectSecrets(config: FileConfig): string[] {
     ...config.adminKeys,
     config.events?.secret,
     ...Object.values(config.hooks).map((hook) => hook.events?.secret),
+    ...Object.values(config.mcpServers).flatMap((server) =>
+      // A header's credential is also scrubbed alone (`Bearer <token>`: the token).
+      'url' in server
+        ? Object.values(server.headers).flatMap((value) => [value, value.split(' ').at(-1)])
+        : Object.values(server.env),
+    ),
   ].filter((k): k is string => !!k && k.length >= 4);
   return [...new Set(secrets)];
 }

@@ -85,17 +85,26 @@ export class Exchange {
    * step; returns the reply to deliver, which is the first one recorded.
    *
    * @param options.remember - false for a job of an older release that already stored its exchange.
+   * @param options.memoryText - what memory keeps as the assistant's turn, when not the reply's text
+   *   (the reply preceded by a compact note of the tools it used).
    */
-  async record(jobId: string, conversation: string, prompt: string, reply: Reply, options = { remember: true }): Promise<Reply> {
+  async record(
+    jobId: string,
+    conversation: string,
+    prompt: string,
+    reply: Reply,
+    options: { remember?: boolean; memoryText?: string } = {},
+  ): Promise<Reply> {
+    const remember = options.remember ?? true;
     const recorded = await this.redis.sbExchangeRecord(
       this.queue.toKey(jobId),
       this.keys.memory(conversation),
       JSON.stringify(reply),
       JSON.stringify({ role: 'user', content: prompt } satisfies MemoryMessage),
-      JSON.stringify({ role: 'assistant', content: reply.text } satisfies MemoryMessage),
+      JSON.stringify({ role: 'assistant', content: options.memoryText ?? reply.text } satisfies MemoryMessage),
       this.memory.maxMessages,
       this.memory.ttlSeconds,
-      options.remember ? '1' : '0',
+      remember ? '1' : '0',
     );
     return readReply(recorded) ?? reply;
   }

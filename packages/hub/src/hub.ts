@@ -8,6 +8,7 @@ import { type HubKeys, hubKeys } from './keys.js';
 import { ConversationOrder } from './ordering.js';
 import { createInboundQueue } from './queues.js';
 import type { RetryPolicy } from './retry-policy.js';
+import { ToolLedger } from './tool-ledger.js';
 
 export interface HubOptions extends RetryPolicy {
   /** Every key lives under this prefix; on Redis Cluster it is a hash tag (`{switchboard}`). */
@@ -28,6 +29,8 @@ export class Hub {
   readonly queue: Queue;
   readonly order: ConversationOrder;
   readonly exchange: Exchange;
+  /** The tool loop's record per job: each tool call made once per message. */
+  readonly tools: ToolLedger;
   readonly feeds: JobFeeds;
   readonly events: DeliveryEvents;
   readonly retentionSeconds: number;
@@ -46,6 +49,7 @@ export class Hub {
       orphanAfterMs: options.orphanAfterMs,
     });
     this.exchange = new Exchange(this.redis, this.keys, this.queue, options.memory);
+    this.tools = new ToolLedger(this.redis, this.queue);
     this.feeds = new JobFeeds(this.redis, this.keys);
     this.events = new DeliveryEvents(redis, this.keys, this.retentionSeconds);
   }

@@ -11,3 +11,4 @@ export * from './ordering.js';
 export * from './queues.js';
 export * from './replay.js';
 export * from './retry-policy.js';
+export * from './tool-ledger.js';

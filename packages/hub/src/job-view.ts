@@ -3,11 +3,14 @@ import { z } from 'zod';
 import { readReply } from './exchange.js';
 import type { Hub } from './hub.js';
 import { JOB_FIELDS } from './keys.js';
+import { awaitingSchema } from './tool-ledger.js';
 
 /** What a caller may learn of its message. */
 export interface JobView {
   id: string;
-  status: 'queued' | 'active' | 'completed' | 'failed';
+  status: 'queued' | 'active' | 'awaiting_approval' | 'completed' | 'failed';
+  /** The tool call waiting for a yes (status `awaiting_approval`). */
+  approval?: { tool: string; arguments: string; until: string };
   /** The reply, once one was generated. */
   reply?: string;
   /** Why it failed, when it failed for good. */
@@ -36,13 +39,27 @@ export async function readJobView(hub: Hub, hook: string, id: string): Promise<J
 
   const finished = hash.finishedOn !== undefined;
   const completed = finished && hash.returnvalue !== undefined;
-  const status = completed ? 'completed' : finished ? 'failed' : locked === 1 ? 'active' : 'queued';
+  const awaiting = awaitingSchema.safeParse(parseJson(hash[JOB_FIELDS.awaiting] ?? '')).data;
+  const waitsForYes =
+    !finished && locked !== 1 && awaiting !== undefined && hash[`${JOB_FIELDS.toolPrefix}${awaiting.key}:approval`] === undefined;
+  const status = completed
+    ? 'completed'
+    : finished
+      ? 'failed'
+      : locked === 1
+        ? 'active'
+        : waitsForYes
+          ? 'awaiting_approval'
+          : 'queued';
   const result = completed ? jobResultSchema.safeParse(parseJson(hash.returnvalue!)) : null;
   const reply = result?.success ? result.data.reply : (readReply(hash[JOB_FIELDS.reply])?.text ?? queued.legacy?.reply?.text);
   return {
     id,
     status,
     ...(reply != null ? { reply } : {}),
+    ...(waitsForYes && awaiting
+      ? { approval: { tool: awaiting.tool, arguments: awaiting.arguments, until: new Date(awaiting.until).toISOString() } }
+      : {}),
     ...(status === 'failed' && hash.failedReason ? { error: hash.failedReason } : {}),
     attempts: Number(hash.atm ?? hash.attemptsMade ?? 0) || 0,
   };

@@ -50,4 +50,15 @@ export const JOB_FIELDS = {
    * new turn in its conversation's line instead of taking `done` as final (ordering.ts `rejoin`).
    */
   rejoin: 'sbRejoin',
+  /**
+   * The tool loop's record, a field per entry (tool-ledger.ts): `sbTool:<step>` the model's
+   * assistant message asking for tools, JSON; `sbTool:<step>:<i>` the result of its i-th call, JSON.
+   * Each is set once, before the loop goes on, so a run after a crash replays them.
+   */
+  toolPrefix: 'sbTool:',
+  /**
+   * The tool call waiting for approval, JSON `{key, tool, arguments, until}` (tool-ledger.ts); its
+   * decision is the field `sbTool:<step>:<i>:approval`, set once.
+   */
+  awaiting: 'sbAwaiting',
 } as const;

@@ -1,4 +1,5 @@
 export * from './admin-access.js';
+export * from './audio-transcription.js';
 export * from './chat-request.js';
 export * from './chat-response.js';
 export * from './config-error.js';
@@ -10,6 +11,7 @@ export * from './hook-message.js';
 export * from './ids.js';
 export * from './json-depth.js';
 export * from './live-progress.js';
+export * from './mcp-server-state.js';
 export * from './models.js';
 export * from './responses-object.js';
 export * from './responses-request.js';

@@ -16,12 +16,12 @@ import {
 } from '@switchboard/protocol';
 import type { DeploymentRef, GatewayObserver } from './gateway-observer.js';
 import { normalizeStream } from './normalize-stream.js';
-import type { CallContext } from './provider.js';
+import type { CallContext, ProviderTranscription, TranscriptionInput } from './provider.js';
 import type { ModelKind, ModelRegistry, ResolvedModel } from './registry.js';
 import type { CooldownStore, DeploymentHealth } from './routing/cooldown-store.js';
 import { Cooldowns } from './routing/cooldowns.js';
 import { orderDeployments } from './routing/order-deployments.js';
-import { type RoutePlan, RouteTable } from './routing/route-table.js';
+import { anyKind, type RoutePlan, RouteTable } from './routing/route-table.js';
 import { countEmbeddingInput, countPromptTokens, countText, makeUsage } from './usage.js';
 
 export interface CompletionStream {
@@ -82,13 +82,7 @@ export class Gateway {
 
   /** GET /v1/models/{id}: the list entry `id` names (`default` and bare names too); 404 when none. */
   describeModel(id: string): ModelEntry {
-    let name: string;
-    try {
-      name = this.routes.target(id, 'chat').name;
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'model_not_supported') throw err;
-      name = this.routes.target(id, 'embedding').name;
-    }
+    const name = anyKind((kind) => this.routes.target(id, kind).name);
     return this.modelList.data.find((m) => m.id === name)!;
   }
 
@@ -174,6 +168,28 @@ export class Gateway {
       model: deployment.id,
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     };
+  }
+
+  /**
+   * Speech to text: the audio sent to the plan's deployments in turn (the Blob is read again for
+   * each), the upstream's transcript answered as it came (`model`: the deployment that served). Usage is
+   * the upstream's: tokens as prompt (audio and text in) and completion (text out); a `duration`
+   * usage (whisper-1 reports seconds) is recorded as a call of 0 tokens, as is an answer without usage.
+   */
+  async transcribe(
+    input: TranscriptionInput,
+    ctx: CallContext,
+    plan: RoutePlan = this.plan(input.fields.model, 'audio'),
+  ): Promise<{ model: string; transcription: ProviderTranscription }> {
+    const { deployment, value } = await this.run(plan, 'audio', ctx, (d, c) => {
+      if (!d.provider.transcribe) throw new Error(`provider ${d.provider.name} lists audio models but cannot transcribe`);
+      return d.provider.transcribe(input, d.upstreamModel, c);
+    });
+    const usage = value.format === 'json' && value.usage?.type === 'tokens' ? value.usage : undefined;
+    const counted = makeUsage(usage?.input_tokens ?? 0, usage?.output_tokens ?? 0);
+    ctx.onUsage?.(counted, deployment.id);
+    this.observer?.usage?.(ref(deployment), counted.prompt_tokens, counted.completion_tokens);
+    return { model: deployment.id, transcription: value };
   }
 
   /** What is known of every deployment's health (the shared store's view; throws when it cannot be read). */

@@ -1,9 +1,10 @@
 import type { ProviderConfig } from '@switchboard/config';
 import type { DestroyableBody } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
+import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
 import { type SseEvent, sseBatches } from './sse-parser.js';
-import { postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
+import { postForm, postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
 /** Who hears what a provider does: the pool's warnings, each retry (metrics). */
@@ -23,6 +24,7 @@ export type EventReader = (event: SseEvent) => ProviderChunk | 'done' | null;
 export abstract class HttpProvider implements Provider {
   readonly models: readonly string[];
   readonly embeddingModels: readonly string[];
+  readonly audioModels: readonly string[];
   private readonly pool: UpstreamPool;
   protected readonly target: UpstreamTarget;
 
@@ -35,6 +37,7 @@ export abstract class HttpProvider implements Provider {
   ) {
     this.models = config.models;
     this.embeddingModels = config.embeddingModels;
+    this.audioModels = config.audioModels;
     this.pool = new UpstreamPool(name, config.maxConnections, hooks.log);
     this.target = {
       name,
@@ -82,6 +85,20 @@ export abstract class HttpProvider implements Provider {
     }
   }
 
+  /** POSTs a multipart form (built anew for each attempt) and returns the 2xx response, as `post` does JSON. */
+  protected postMultipart(url: string, form: () => FormData, ctx: CallContext) {
+    return postForm(this.targetFor(ctx), { pool: this.pool, url, headers: this.headers, form, signal: ctx.signal });
+  }
+
+  /** Reads a 2xx answer's body as text (bounded, each chunk within the time-out). */
+  protected async readAnswer(body: DestroyableBody<Uint8Array>): Promise<string> {
+    try {
+      return await readText(this.target, body);
+    } catch (err) {
+      throw transportError(this.target, err);
+    }
+  }
+
   private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk> {
     let done = false;
     try {
@@ -104,11 +121,14 @@ export abstract class HttpProvider implements Provider {
   }
 
   private post(url: string, body: unknown, ctx: CallContext) {
-    const target =
-      ctx.maxRetries !== undefined && ctx.maxRetries < this.target.maxRetries
-        ? { ...this.target, maxRetries: ctx.maxRetries }
-        : this.target;
-    return postJson(target, { pool: this.pool, url, headers: this.headers, body, signal: ctx.signal });
+    return postJson(this.targetFor(ctx), { pool: this.pool, url, headers: this.headers, body, signal: ctx.signal });
+  }
+
+  /** This call's target: fewer retries when the gateway has another deployment to try. */
+  private targetFor(ctx: CallContext): UpstreamTarget {
+    return ctx.maxRetries !== undefined && ctx.maxRetries < this.target.maxRetries
+      ? { ...this.target, maxRetries: ctx.maxRetries }
+      : this.target;
   }
 
   async close(): Promise<void> {

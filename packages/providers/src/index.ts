@@ -2,7 +2,15 @@ export * from './create-gateway.js';
 export * from './gateway.js';
 export type { DeploymentRef, GatewayObserver } from './gateway-observer.js';
 export type { ProviderHooks } from './http-provider.js';
-export type { CallContext, Provider, ProviderChunk, ProviderCompletion, ProviderEmbeddings } from './provider.js';
+export type {
+  CallContext,
+  Provider,
+  ProviderChunk,
+  ProviderCompletion,
+  ProviderEmbeddings,
+  ProviderTranscription,
+  TranscriptionInput,
+} from './provider.js';
 export * from './registry.js';
 export * from './responses/index.js';
 export * from './routing/cooldown-store.js';

@@ -1,4 +1,12 @@
-import type { ChatCompletionChoice, ChatCompletionRequest, ChunkChoice, EmbeddingsRequest, Usage } from '@switchboard/protocol';
+import type {
+  ChatCompletionChoice,
+  ChatCompletionRequest,
+  ChunkChoice,
+  EmbeddingsRequest,
+  TranscriptionRequest,
+  TranscriptionUsage,
+  Usage,
+} from '@switchboard/protocol';
 
 /** What every call to an upstream carries. */
 export interface CallContext {
@@ -38,12 +46,30 @@ export interface ProviderEmbeddings {
   promptTokens?: number | null;
 }
 
+/**
+ * Audio to transcribe: the file as a Blob the provider may read more than once (a retry sends it
+ * again: the API's is `fs.openAsBlob` of its upload, read from disk each time), its name (upstreams
+ * guess the format from the extension), and the form's text fields.
+ */
+export interface TranscriptionInput {
+  file: Blob;
+  filename: string;
+  fields: TranscriptionRequest;
+}
+
+/** The upstream's transcript: the JSON it sent (`json`, `verbose_json`), or the bare text (`text`). */
+export type ProviderTranscription =
+  | { format: 'json'; body: Record<string, unknown> & { text: string }; usage?: TranscriptionUsage | undefined }
+  | { format: 'text'; text: string };
+
 export interface Provider {
   /** The `<provider>` part of model ids; also `owned_by`. */
   readonly name: string;
   readonly models: readonly string[];
   /** Models served by `embed`; empty for providers without embeddings. */
   readonly embeddingModels: readonly string[];
+  /** Models served by `transcribe`; empty for providers without speech-to-text. */
+  readonly audioModels: readonly string[];
   complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion>;
   /**
    * Resolves once the upstream has accepted the request (status 200 and headers received), so
@@ -51,5 +77,6 @@ export interface Provider {
    */
   stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>>;
   embed?(request: EmbeddingsRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderEmbeddings>;
+  transcribe?(input: TranscriptionInput, upstreamModel: string, ctx: CallContext): Promise<ProviderTranscription>;
   close(): Promise<void>;
 }

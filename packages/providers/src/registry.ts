@@ -7,8 +7,25 @@ import { OpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
 import type { ProviderLog } from './upstream-pool.js';
 
-/** Chat models answer /v1/chat/completions and /v1/responses; embedding models /v1/embeddings. */
-export type ModelKind = 'chat' | 'embedding';
+/**
+ * Chat models answer /v1/chat/completions and /v1/responses; embedding models /v1/embeddings;
+ * audio models /v1/audio/transcriptions.
+ */
+export type ModelKind = 'chat' | 'embedding' | 'audio';
+
+/** Every kind, in the order deployments are listed. */
+export const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'audio'];
+
+const KIND_NAMES: Record<ModelKind, string> = {
+  chat: 'a chat model',
+  embedding: 'an embedding model',
+  audio: 'a speech-to-text model',
+};
+
+function modelsOf(provider: Provider, kind: ModelKind): readonly string[] {
+  if (kind === 'chat') return provider.models;
+  return kind === 'embedding' ? provider.embeddingModels : provider.audioModels;
+}
 
 export interface ResolvedModel {
   /** `<provider>/<model>`, as the response's `model` names it: one deployment. */
@@ -42,9 +59,9 @@ export class ModelRegistry {
     this.providers = providers;
     const created = unixSeconds();
     const models: ResolvedModel[] = [];
-    for (const kind of ['chat', 'embedding'] as const) {
+    for (const kind of MODEL_KINDS) {
       for (const provider of providers) {
-        for (const upstreamModel of kind === 'chat' ? provider.models : provider.embeddingModels) {
+        for (const upstreamModel of modelsOf(provider, kind)) {
           const entry: ResolvedModel = { id: `${provider.name}/${upstreamModel}`, provider, upstreamModel, kind };
           if (this.byId.has(entry.id)) continue; // listed twice: the first wins
           this.byId.set(entry.id, entry);
@@ -63,15 +80,16 @@ export class ModelRegistry {
     return this.byId.has(id);
   }
 
-  /** The deployment `model` names; 404 when none, 400 when it is a model of the other kind. */
+  /** The deployment `model` names; 404 when none, 400 when it is a model of another kind. */
   resolve(model: string, kind: ModelKind = 'chat'): ResolvedModel {
     const found = this.find(model, kind);
     if (found) return found;
-    const other = this.find(model, kind === 'chat' ? 'embedding' : 'chat');
+    const other = MODEL_KINDS.filter((k) => k !== kind)
+      .map((k) => this.find(model, k))
+      .find((found) => found !== undefined);
     if (other) {
-      const is = other.kind === 'chat' ? 'a chat model' : 'an embedding model';
       throw invalidRequest(
-        `The model '${other.id}' is ${is}; it is not served on this endpoint.`,
+        `The model '${other.id}' is ${KIND_NAMES[other.kind]}; it is not served on this endpoint.`,
         'model',
         'model_not_supported',
       );

@@ -16,7 +16,7 @@ import {
   upstreamError,
   upstreamTimeout,
 } from '@switchboard/protocol';
-import { type Dispatcher, request } from 'undici';
+import { type Dispatcher, type FormData, request } from 'undici';
 import { retryDelayMs, sleep } from './retry.js';
 import type { UpstreamPool } from './upstream-pool.js';
 
@@ -39,12 +39,15 @@ export interface UpstreamTarget {
   onRetry?: () => void;
 }
 
-export interface PostJsonOptions {
+export interface PostOptions {
   pool: UpstreamPool;
   url: string;
   headers: Record<string, string>;
-  body: unknown;
   signal: AbortSignal;
+}
+
+export interface PostJsonOptions extends PostOptions {
+  body: unknown;
 }
 
 /**
@@ -52,9 +55,31 @@ export interface PostJsonOptions {
  * Connection errors, 408, 429 and 5xx are retried up to `maxRetries` times — always before any
  * byte has reached the client, since nothing is returned until the upstream said yes.
  */
-export async function postJson(target: UpstreamTarget, options: PostJsonOptions): Promise<Dispatcher.ResponseData> {
+export function postJson(target: UpstreamTarget, options: PostJsonOptions): Promise<Dispatcher.ResponseData> {
   const body = JSON.stringify(options.body);
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers };
+  return post(target, { ...options, headers }, () => body);
+}
+
+/**
+ * POSTs multipart/form-data (undici streams it, the boundary in its Content-Type), as `postJson`
+ * does JSON: same retries and errors. `form` is called once per attempt, since a sent body is spent;
+ * its file parts should be Blobs that can be read again (`fs.openAsBlob`: from disk each time).
+ */
+export function postForm(
+  target: UpstreamTarget,
+  options: PostOptions & { form: () => FormData },
+): Promise<Dispatcher.ResponseData> {
+  const headers = { accept: 'application/json, text/plain', ...options.headers };
+  return post(target, { ...options, headers }, options.form);
+}
+
+async function post(
+  target: UpstreamTarget,
+  options: PostOptions,
+  body: () => string | FormData,
+): Promise<Dispatcher.ResponseData> {
+  const { headers } = options;
   for (let attempt = 0; ; attempt++) {
     const retriesLeft = attempt < target.maxRetries;
     let response: Dispatcher.ResponseData;
@@ -64,7 +89,7 @@ export async function postJson(target: UpstreamTarget, options: PostJsonOptions)
         dispatcher: options.pool.agent,
         method: 'POST',
         headers,
-        body,
+        body: body(),
         signal: deadline.signal,
         // Backstops only: the deadline above and idleTimeout() below fire on time, these do not.
         headersTimeout: target.timeoutMs,

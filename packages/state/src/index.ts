@@ -6,6 +6,7 @@ export * from './channel-stats.js';
 export * from './cooldown-store.js';
 export * from './eviction-policy.js';
 export * from './keys.js';
+export * from './mcp-status.js';
 export * from './rate-limiter.js';
 export * from './redis.js';
 export * from './redis-outage.js';

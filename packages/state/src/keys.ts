@@ -21,6 +21,8 @@ export function stateKeys(prefix: string) {
     usageDay: (day: string) => `${prefix}:usage:${day}`,
     /** One budget's spend in one period (`tokens:<day>`, `cost:<month>`) of a subject (`key:<name>`, `hook:<name>`) (budget-reserve.ts). */
     budget: (subject: string, period: string) => `${prefix}:budget:${subject}:${period}`,
+    /** The MCP servers as workers last reported them: one hash, server → JSON (mcp-status.ts). */
+    mcpServers: `${prefix}:mcp-servers`,
     /** Reserved send times to one platform target (`<hook>:<target>`), see send-limiter.ts. */
     sendTurns: (target: string) => `${prefix}:send:${target}`,
     /** The people an operator approved for a hook (a set of platform user ids), see access-store.ts. */

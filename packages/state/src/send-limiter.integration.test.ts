@@ -29,19 +29,35 @@ const RULES = [
 
 describe('SendLimiter', () => {
   it('spaces a burst from several workers so a platform enforcing the rules never refuses one', async () => {
-    const platform = new FakeRateLimit();
     const workers = limiters(3);
+    const wentAt: number[] = [];
     await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
         await workers[i % 3]!.take('tg:-100', RULES);
-        platform.check('-100', RULES);
+        wentAt.push(Date.now());
       }),
     );
+    // The turns the workers were given (Redis's clock). All twelve were reserved at once, at the
+    // start, so none is old enough to have been pruned. A platform that saw each send at its turn
+    // refuses none. Checked on the turns rather than on when each send reached a fake, so a busy
+    // machine that delays one send more than the next cannot make this fail (the headroom is there
+    // for such delays in production, and is tens of ms here).
+    const turns = (await connections[0]!.zrange(stateKeys(prefix).sendTurns('tg:-100'), 0, -1, 'WITHSCORES'))
+      .filter((_, i) => i % 2 === 1)
+      .map(Number);
+    expect(turns).toHaveLength(12);
+    const platform = new FakeRateLimit();
+    for (const at of turns) platform.check('-100', RULES, at);
     expect(platform.refused).toBe(0);
+    // And no worker went before its turn: the k-th send to go was no earlier than the k-th turn
+    // (2 ms for the two clocks' rounding; a late send is always fine).
+    wentAt.sort((a, b) => a - b);
+    for (const [k, went] of wentAt.entries()) expect(went).toBeGreaterThanOrEqual(turns[k]! - 2);
 
     // The same burst without turns is refused: the check above is a real one.
     const unguarded = new FakeRateLimit();
-    for (let i = 0; i < 12; i++) unguarded.check('-100', RULES);
+    const now = Date.now();
+    for (let i = 0; i < 12; i++) unguarded.check('-100', RULES, now);
     expect(unguarded.refused).toBeGreaterThan(0);
   });
 

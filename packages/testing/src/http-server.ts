@@ -6,6 +6,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The body's bytes as they came (a multipart upload's file is not UTF-8). */
+  bytes: Buffer;
   /** The parsed JSON body, or undefined when the body is not JSON. */
   json: unknown;
 }
@@ -34,14 +36,15 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
   const server: Server = createServer(async (raw, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of raw) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    const body = bytes.toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(body);
     } catch {
       json = undefined;
     }
-    const recorded = { method: raw.method ?? '', url: raw.url ?? '', headers: raw.headers, body, json };
+    const recorded = { method: raw.method ?? '', url: raw.url ?? '', headers: raw.headers, body, bytes, json };
     requests.push(recorded);
     const end = res.end.bind(res);
     res.end = ((...args: Parameters<typeof res.end>) => {

@@ -113,6 +113,57 @@ export const embeddingsHandler: Handler = (req, res) => {
 };
 
 /**
+ * The transcript the fake upstream makes of `bytes`: it names their count, the file name and the
+ * start of their sha256, so a test can tell the very bytes it sent arrived.
+ */
+export function fakeTranscript(bytes: Uint8Array, filename: string): string {
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  return `Heard ${bytes.length} bytes of ${filename} (sha256 ${digest}).`;
+}
+
+/**
+ * POST /audio/transcriptions as OpenAI's API reference documents it: a multipart form with `file`
+ * and `model` (and `language`, `prompt`, `temperature`, `response_format`), answered as `json`
+ * (`{text, usage}`), `text` (the bare transcript) or `verbose_json` (`task`, `language`,
+ * `duration`, `text`, `segments`, `usage`). Usage as the `openai` package types it
+ * (`Transcription.Usage`): `{type:"duration", seconds}` for whisper models, else
+ * `{type:"tokens", input_tokens, output_tokens, total_tokens}`. The multipart body is read with
+ * the platform's own parser (the Fetch API's `Response.formData()`).
+ */
+export const transcriptionsHandler: Handler = async (req, res) => {
+  let form: FormData;
+  try {
+    const type = String(req.headers['content-type'] ?? '');
+    form = await new Response(new Uint8Array(req.bytes), { headers: { 'content-type': type } }).formData();
+  } catch {
+    return sendJson(res, 400, { error: { message: 'Could not parse multipart form', type: 'invalid_request_error' } });
+  }
+  const file = form.get('file');
+  const model = String(form.get('model') ?? '');
+  if (!(file instanceof Blob) || !model) {
+    return sendJson(res, 400, { error: { message: "'file' and 'model' are required", type: 'invalid_request_error' } });
+  }
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const text = fakeTranscript(bytes, (file as File).name);
+  const seconds = Math.round((bytes.length / 16_000) * 100) / 100; // as if 16 kB per second
+  const usage = model.startsWith('whisper')
+    ? { type: 'duration', seconds }
+    : { type: 'tokens', input_tokens: bytes.length, output_tokens: 9, total_tokens: bytes.length + 9 };
+  const format = String(form.get('response_format') ?? 'json');
+  if (format === 'text') {
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end(text);
+    return;
+  }
+  if (format === 'verbose_json') {
+    const segment = { id: 0, seek: 0, start: 0, end: seconds, text, tokens: [1, 2, 3], temperature: 0 };
+    const language = String(form.get('language') ?? 'english');
+    return sendJson(res, 200, { task: 'transcribe', language, duration: seconds, text, segments: [segment], usage });
+  }
+  sendJson(res, 200, { text, usage });
+};
+
+/**
  * Answers `text` the way the request asked: one completion, or (with `stream: true`) an SSE
  * stream of it word by word, ending in `data: [DONE]`.
  */
@@ -133,10 +184,12 @@ export function answerText(req: RecordedRequest, res: ServerResponse, text: stri
 
 /**
  * The default behaviour: a reply built from the last user message, streamed word by word;
- * `/embeddings` answers with fakeEmbedding vectors.
+ * `/embeddings` answers with fakeEmbedding vectors, `/audio/transcriptions` with a fakeTranscript.
  */
 export const defaultOpenAIHandler: Handler = (req, res, raw) => {
-  if (req.url.split('?')[0]!.endsWith('/embeddings')) return embeddingsHandler(req, res, raw);
+  const path = req.url.split('?')[0]!;
+  if (path.endsWith('/embeddings')) return embeddingsHandler(req, res, raw);
+  if (path.endsWith('/audio/transcriptions')) return transcriptionsHandler(req, res, raw);
   const body = req.json as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
   const model = body?.model ?? 'unknown';
   const reply = `Upstream says: ${lastUserText(req)}`;

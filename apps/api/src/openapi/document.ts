@@ -142,7 +142,9 @@ function describeOperation(operation: Operation): Json {
       ? {
           requestBody: {
             required: operation.body.required,
-            content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.body.name}` } } },
+            content: {
+              [operation.body.type ?? 'application/json']: { schema: { $ref: `#/components/schemas/${operation.body.name}` } },
+            },
           },
         }
       : {}),

@@ -53,6 +53,7 @@ describe('GET /openapi.json', () => {
         '/v1/chat/completions',
         '/v1/responses',
         '/v1/embeddings',
+        '/v1/audio/transcriptions',
         '/v1/models',
         '/hooks/{name}',
         '/status',

@@ -1,6 +1,11 @@
 import { genericBodySchema } from '@switchboard/channels';
-import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from '@switchboard/protocol';
-import type { z } from 'zod';
+import {
+  chatCompletionRequestSchema,
+  embeddingsRequestSchema,
+  responsesRequestSchema,
+  transcriptionRequestSchema,
+} from '@switchboard/protocol';
+import { z } from 'zod';
 import { activityQuerySchema, bulkRetryBodySchema, listJobsQuerySchema, usageQuerySchema } from '../routes/admin-schemas.js';
 import { BULL_BOARD_PATH } from '../routes/bull-board.js';
 
@@ -17,8 +22,8 @@ export interface Operation {
   tag: 'facade' | 'hooks' | 'health' | 'admin' | 'docs';
   summary: string;
   query?: z.ZodObject;
-  /** Component name → schema of the JSON body. */
-  body?: { name: string; schema: z.ZodType; required: boolean };
+  /** Component name → schema of the body: JSON unless `type` says otherwise. */
+  body?: { name: string; schema: z.ZodType; required: boolean; type?: 'multipart/form-data' };
   /** Status → description; the success body is JSON unless `content` says otherwise. */
   responses: Record<number, string>;
   /** The success content type, when not JSON. */
@@ -52,6 +57,27 @@ export const OPERATIONS: Operation[] = [
     summary: 'Embeddings (OpenAI-compatible)',
     body: { name: 'EmbeddingsRequest', schema: embeddingsRequestSchema, required: true },
     responses: { 200: 'A list of embeddings', ...facadeErrors },
+  },
+  {
+    method: 'post',
+    path: '/v1/audio/transcriptions',
+    tag: 'facade',
+    summary:
+      'Speech to text (OpenAI-compatible): a multipart `file` (at most `limits.maxAudioBytes`) and `model`; `response_format` json, text or verbose_json',
+    body: {
+      name: 'TranscriptionRequest',
+      schema: transcriptionRequestSchema.extend({
+        file: z.string().meta({ contentMediaType: 'application/octet-stream', description: 'The audio file, with its name' }),
+      }),
+      required: true,
+      type: 'multipart/form-data',
+    },
+    responses: {
+      200: 'The transcript: JSON (`json`, `verbose_json`) or plain text (`text`)',
+      ...facadeErrors,
+      404: 'No such audio model',
+      413: 'The file is larger than limits.maxAudioBytes',
+    },
   },
   {
     method: 'get',
@@ -103,6 +129,13 @@ export const OPERATIONS: Operation[] = [
     tag: 'hooks',
     summary: 'A generic hook’s message: queued, active, completed (with its reply) or failed',
     responses: { 200: 'The job', 401: 'Bad token', 404: 'No such job' },
+  },
+  {
+    method: 'post',
+    path: '/hooks/{name}/jobs/{id}/approval',
+    tag: 'hooks',
+    summary: 'Approves or denies the tool call a generic hook’s job waits for: {"approve": true|false}',
+    responses: { 200: 'The decision that counts', 400: 'Invalid body', 401: 'Bad token', 404: 'No such job', 409: 'Not waiting' },
   },
   {
     method: 'get',

@@ -176,10 +176,11 @@ describe('upstream failures', () => {
   });
 
   it('answers 429 with Retry-After when the upstream rate-limits', async () => {
-    upstream.handle((_req, res) => sendJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '7' }));
+    // The gateway's own retries wait what Retry-After asks (twice): 4 s, where 7 took 14.
+    upstream.handle((_req, res) => sendJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '2' }));
     const { status, headers, json } = await post({ model: 'mock/gpt-4o-mini', messages: user });
     expect(status).toBe(429);
-    expect(headers.get('retry-after')).toBe('7');
+    expect(headers.get('retry-after')).toBe('2');
     expect(json.error.type).toBe('rate_limit_error');
   });
 

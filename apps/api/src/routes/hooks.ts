@@ -2,15 +2,20 @@ import type Router from '@koa/router';
 import type { Hook, HttpAnswer, Inbound } from '@switchboard/channels';
 import type { HookConfig } from '@switchboard/config';
 import { AppError, type InboundMessage, methodNotAllowed } from '@switchboard/protocol';
+import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
 import { requireContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
 import { gateMessage } from '../services/access-gate.js';
+import { decideApproval } from '../services/approval-service.js';
 import { acceptMessage, findHook, gated } from '../services/hook-service.js';
 import { resumeFrom, streamJobFeed } from '../services/job-feed-service.js';
 import { readJob } from '../services/job-service.js';
 import { waitForJob } from '../services/job-wait.js';
+import { parseBody } from './parse-body.js';
+
+const approvalBodySchema = z.strictObject({ approve: z.boolean() });
 
 /** Inbound webhooks: every hook type behind one route; the adapter decides what the body means. */
 export function hooksRoutes(router: Router, deps: AppDeps): void {
@@ -70,6 +75,14 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
   router.get('/hooks/:name/jobs/:id', async (ctx) => {
     const hook = readableHook(deps, ctx.params.name, ctx.headers);
     ctx.body = await readJob(deps, hook.name, ctx.params.id ?? '');
+  });
+
+  // A person's yes or no to the tool call the job waits for (hooks.<name>.approve).
+  router.post('/hooks/:name/jobs/:id/approval', async (ctx) => {
+    const hook = readableHook(deps, ctx.params.name, ctx.headers);
+    const { approve } = parseBody(approvalBodySchema, ctx.request.body, 4, 'approve: true or false');
+    ctx.state.log = { hook: hook.name, job_id: ctx.params.id, approve };
+    ctx.body = await decideApproval(deps, hook.name, ctx.params.id ?? '', approve);
   });
 
   // The reply as it is written: SSE, resumable with Last-Event-ID.

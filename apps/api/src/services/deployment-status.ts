@@ -1,9 +1,9 @@
-import type { DeploymentHealth, Gateway } from '@switchboard/providers';
+import type { DeploymentHealth, Gateway, ModelKind } from '@switchboard/providers';
 
 export interface DeploymentStatus {
   /** `<provider>/<model>`. */
   id: string;
-  kind: 'chat' | 'embedding';
+  kind: ModelKind;
   /** The routes that send traffic to it. */
   routes: string[];
   /** `cooling_down` while it is left alone after a failure; `unknown` while Redis is away. */

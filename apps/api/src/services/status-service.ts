@@ -5,6 +5,8 @@ import {
   type ActiveSessions,
   type ChannelStats,
   type ChannelStatus,
+  type McpServerStatus,
+  type McpStatusBoard,
   type RedisClient,
   type WorkerInfo,
   type WorkerRegistry,
@@ -20,6 +22,8 @@ export interface StatusSources {
   channelStats: Pick<ChannelStats, 'read'>;
   sessions: Pick<ActiveSessions, 'count'>;
   workers: Pick<WorkerRegistry, 'list'>;
+  /** The configured MCP servers' names, and their state as workers report it. */
+  mcpServers: { names: readonly string[]; board: Pick<McpStatusBoard, 'read'> };
   gateway: Gateway;
   version: string;
   startedAt: Date;
@@ -38,6 +42,8 @@ export interface StatusRecord {
   workers: WorkerInfo[];
   /** Every model deployment: its routes, whether it is cooling down, its last error. */
   deployments: DeploymentStatus[];
+  /** Each configured MCP server as the workers last saw it: connected, its tools, its last error. */
+  mcp_servers: McpServerStatus[];
   redis: { connected: boolean };
 }
 
@@ -75,8 +81,8 @@ export async function readStatus(deps: StatusSources): Promise<StatusRecord> {
   };
   try {
     if (deps.redis.status !== 'ready') throw new Error('redis not ready'); // nor ask for the cooldowns
-    const [{ channels, activeSessions, queue, workers }, health] = await withTimeout(
-      Promise.all([readSharedState(deps), deps.gateway.health()]),
+    const [{ channels, activeSessions, queue, workers }, health, mcpServers] = await withTimeout(
+      Promise.all([readSharedState(deps), deps.gateway.health(), deps.mcpServers.board.read(deps.mcpServers.names)]),
       2_000,
     );
     return {
@@ -88,6 +94,7 @@ export async function readStatus(deps: StatusSources): Promise<StatusRecord> {
       queues: { [INBOUND_QUEUE]: queue },
       workers,
       deployments: deploymentStatus(deps.gateway, health),
+      mcp_servers: mcpServers,
       redis: { connected: true },
     };
   } catch {
@@ -111,6 +118,15 @@ export async function readStatus(deps: StatusSources): Promise<StatusRecord> {
       queues: {},
       workers: [],
       deployments: deploymentStatus(deps.gateway, null),
+      mcp_servers: deps.mcpServers.names.map((name) => ({
+        name,
+        transport: null,
+        connected: null,
+        tools: [],
+        last_error: 'Redis is not reachable',
+        last_error_at: null,
+        reported_at: null,
+      })),
       redis: { connected: false },
     };
   }

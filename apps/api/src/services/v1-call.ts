@@ -19,8 +19,11 @@ export interface V1Stream<E extends object> {
 
 /** What one /v1 endpoint gives the shared call: everything else is the same for all of them. */
 export interface V1CallSpec<E extends object> {
-  /** The endpoint, in the cache key: entries of one never answer another. */
-  endpoint: Cacheable['kind'];
+  /**
+   * The endpoint, in the cache key: entries of one never answer another. null: never cached (a
+   * transcription's input is a file, which the key does not hold).
+   */
+  endpoint: Cacheable['kind'] | null;
   /** Which kind of model the request may name. */
   modelKind: ModelKind;
   /** The parsed request; `model` as the client sent it. */
@@ -57,12 +60,15 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
   const plan = deps.gateway.plan(request.model, spec.modelKind);
   const onUsage = await meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
   const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage };
-  const cached = await deps.cache?.lookup(ctx, {
-    kind: spec.endpoint,
-    request: { ...request, model: plan.name },
-    stream: spec.stream !== undefined,
-    temperature: spec.temperature,
-  });
+  const cached =
+    spec.endpoint === null
+      ? undefined
+      : await deps.cache?.lookup(ctx, {
+          kind: spec.endpoint,
+          request: { ...request, model: plan.name },
+          stream: spec.stream !== undefined,
+          temperature: spec.temperature,
+        });
 
   if (!spec.stream) {
     const hit = cached?.hit && 'body' in cached.hit ? cached.hit.body : undefined;

@@ -2,7 +2,14 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createHub, type Hub } from '@switchboard/hub';
 import { conversationKey } from '@switchboard/protocol';
-import { type LocalServer, type StreamScript, startOpenAIUpstream, streamingModel, testRedisUrl } from '@switchboard/testing';
+import {
+  type Handler,
+  type LocalServer,
+  type StreamScript,
+  startOpenAIUpstream,
+  streamingModel,
+  testRedisUrl,
+} from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { startGateway, type TestGateway } from './start-gateway.js';
 import { spawnWorkerProcess, startTestWorker, type TestWorker } from './start-worker.js';
@@ -42,10 +49,14 @@ export function heldStream(): { hold: Promise<void>; release: () => void } {
 export async function startLiveHarness(options: {
   hooks: Record<string, Record<string, unknown>>;
   worker?: Record<string, unknown>;
+  /** The model, instead of the scripted streaming one (`script` then does nothing). */
+  model?: Handler;
+  /** More configuration (e.g. `mcpServers`). */
+  config?: Record<string, unknown>;
 }): Promise<LiveHarness> {
   const scripts = new Map<string, Partial<StreamScript>>();
   const upstream = await startOpenAIUpstream(
-    streamingModel((prompt) => ({ text: `reply to: ${prompt}`, ...scripts.get(prompt) })),
+    options.model ?? streamingModel((prompt) => ({ text: `reply to: ${prompt}`, ...scripts.get(prompt) })),
   );
   const gateway = await startGateway({
     config: {
@@ -53,6 +64,7 @@ export async function startLiveHarness(options: {
       providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
       hooks: options.hooks,
       worker: { attempts: 4, backoffMs: 50, lockMs: 1000, ...options.worker },
+      ...options.config,
     },
   });
   const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });

@@ -24,8 +24,12 @@ export interface LiveChannel<Config> {
 }
 
 export interface LiveReply {
-  /** The model is thinking: typing / a status, renewed by the channel until the first text or `close()`. */
-  thinking(): void;
+  /**
+   * The model is thinking: typing / a status, renewed by the channel until the first text or
+   * `close()`. With `activity` (a tool's name) the status says what is being done where the
+   * platform shows words (Slack: "is using search…"); elsewhere it stays typing.
+   */
+  thinking(activity?: string): void;
   /** The reply so far (Markdown, always the whole text, growing). */
   update(text: string): Promise<void>;
   /**

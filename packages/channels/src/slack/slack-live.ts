@@ -130,8 +130,9 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
   const save = (progress: LiveProgress, delivered?: number) => context.save(progress, delivered);
 
   return {
-    thinking() {
-      client.assistant.threads.setStatus({ channel_id: channel, thread_ts, status: 'is thinking…' }).catch(() => {});
+    thinking(activity) {
+      const status = activity ? `is using ${activity}…` : 'is thinking…';
+      client.assistant.threads.setStatus({ channel_id: channel, thread_ts, status }).catch(() => {});
     },
     async update(text) {
       if (native && context.split(text).length === 1 && (await append(text))) return;

@@ -96,6 +96,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'openai and azure: the models served on `/v1/embeddings` (listed in `/v1/models` too)',
   },
   {
+    keys: ['providers.<name>.audioModels'],
+    default: '`[]`',
+    meaning:
+      'openai only: the speech-to-text models served on `/v1/audio/transcriptions` (`whisper-1`, `gpt-4o-transcribe`…; listed in `/v1/models` too)',
+  },
+  {
     keys: ['providers.<name>.timeoutMs'],
     default: '`60000`',
     meaning: 'time to the response headers, and for streams the longest silence between chunks → 504 (and a cooldown)',
@@ -228,6 +234,11 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
   { keys: ['limits.maxBodyBytes'], default: '`1048576`', meaning: 'largest `/v1` body (413 beyond)' },
   { keys: ['limits.hookMaxBodyBytes'], default: '`262144`', meaning: 'largest `/hooks` body (413 beyond)' },
   { keys: ['limits.maxMessages'], default: '`1000`', meaning: 'most messages in one chat request (400 beyond)' },
+  {
+    keys: ['limits.maxAudioBytes'],
+    default: '`26214400`',
+    meaning: 'largest audio file on `/v1/audio/transcriptions` (25 MiB, as OpenAI; 413 beyond, read no further)',
+  },
   { keys: ['limits.maxJsonDepth'], default: '`32`', meaning: 'deepest JSON nesting in a `/v1` body (400 beyond; hooks: 64)' },
   {
     keys: ['limits.headersTimeoutMs'],
@@ -320,6 +331,29 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     keys: ['events.secret'],
     default: 'required with `events.url`',
     meaning: 'the Standard Webhooks signing secret (`whsec_` + base64) the events are signed with',
+  },
+  {
+    keys: ['mcpServers.<name>.command'],
+    default: 'none',
+    meaning: 'an MCP server the worker starts and speaks to over stdio (started again when it dies); see [Tools](tools.md)',
+  },
+  { keys: ['mcpServers.<name>.args'], default: '`[]`', meaning: "the stdio server's arguments" },
+  {
+    keys: ['mcpServers.<name>.env'],
+    default: '`{}`',
+    meaning: "added to the stdio server's minimal environment (PATH, HOME…); its values are secrets",
+  },
+  { keys: ['mcpServers.<name>.url'], default: 'none', meaning: 'an MCP server reached over Streamable HTTP' },
+  {
+    keys: ['mcpServers.<name>.headers'],
+    default: '`{}`',
+    meaning:
+      'sent with every request to the `url` server (`Authorization` with a token from the environment, as any key); values are secrets',
+  },
+  {
+    keys: ['mcpServers.<name>.timeoutMs'],
+    default: '`30000`',
+    meaning: 'a tool call that takes longer is given up and the model is told it timed out',
   },
 ];
 
@@ -414,6 +448,28 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     default: 'off',
     meaning:
       '`{"tokensPerDay": 100000, "costPerMonth": 20}`: what the hook\'s model calls may spend; over it a message fails for good with `insufficient_quota`',
+  },
+  {
+    keys: ['hooks.<name>.tools'],
+    default: '`[]`',
+    meaning:
+      'tools of the `mcpServers` the bot may call: `"<server>"` (all its tools) or `"<server>/<tool>"`; anything else the model asks for is refused to it, see [Tools](tools.md)',
+  },
+  {
+    keys: ['hooks.<name>.maxToolSteps'],
+    default: '`8`',
+    meaning: 'model calls per message that may ask for tools; then the model is asked once more without tools',
+  },
+  {
+    keys: ['hooks.<name>.approve'],
+    default: '`[]`',
+    meaning:
+      'granted tools that run only once approved with `POST /hooks/<name>/jobs/<id>/approval` (generic hooks only so far), see [Tools](tools.md#approvals)',
+  },
+  {
+    keys: ['hooks.<name>.approvalTimeoutMs'],
+    default: '`600000`',
+    meaning: 'how long a call waits for approval (no worker slot held); then it is denied',
   },
   {
     keys: ['hooks.<name>.token'],

@@ -11,6 +11,7 @@ export class LocalProvider implements Provider {
   readonly name = 'local';
   readonly models = ['echo'] as const;
   readonly embeddingModels = [] as const;
+  readonly audioModels = [] as const;
 
   async complete(request: ChatCompletionRequest, _model: string, _ctx: CallContext): Promise<ProviderCompletion> {
     const { tokens, finishReason } = echoReply(request);

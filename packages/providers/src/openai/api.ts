@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '@switchboard/config';
 
 /** URL and headers of an OpenAI-compatible server (OpenAI, Ollama, vLLM, OpenRouter, Groq…). */
-export function openaiUrl(config: ProviderConfig, path: 'chat/completions' | 'embeddings'): string {
+export function openaiUrl(config: ProviderConfig, path: 'chat/completions' | 'embeddings' | 'audio/transcriptions'): string {
   return `${config.baseUrl.replace(/\/+$/, '')}/${path}`;
 }
 

@@ -1,11 +1,18 @@
 import type { ProviderConfig } from '@switchboard/config';
 import type { ChatCompletionRequest, EmbeddingsRequest } from '@switchboard/protocol';
 import { type EventReader, HttpProvider, type ProviderHooks } from '../http-provider.js';
-import type { CallContext, ProviderCompletion, ProviderEmbeddings } from '../provider.js';
+import type {
+  CallContext,
+  ProviderCompletion,
+  ProviderEmbeddings,
+  ProviderTranscription,
+  TranscriptionInput,
+} from '../provider.js';
 import type { UpstreamTarget } from '../upstream-http.js';
 import { openaiHeaders, openaiUrl } from './api.js';
 import { fromUpstreamEvent, fromUpstreamResponse, toUpstreamRequest } from './chat-complete.js';
 import { fromUpstreamEmbeddings, inputCount, toUpstreamEmbeddings } from './embeddings.js';
+import { fromUpstreamTranscription, toUpstreamForm } from './transcriptions.js';
 
 /** Any OpenAI-compatible server: the request passes through, re-targeted at the upstream model. */
 export class OpenAIProvider extends HttpProvider {
@@ -42,5 +49,12 @@ export class OpenAIProvider extends HttpProvider {
   async embed(request: EmbeddingsRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderEmbeddings> {
     const json = await this.postForJson(this.embeddingsUrl(upstreamModel), toUpstreamEmbeddings(request, upstreamModel), ctx);
     return fromUpstreamEmbeddings(this.name, json, inputCount(request.input));
+  }
+
+  /** The audio forwarded as multipart to `{baseUrl}/audio/transcriptions`, the file streamed from its Blob. */
+  async transcribe(input: TranscriptionInput, upstreamModel: string, ctx: CallContext): Promise<ProviderTranscription> {
+    const url = openaiUrl(this.config, 'audio/transcriptions');
+    const response = await this.postMultipart(url, () => toUpstreamForm(input, upstreamModel), ctx);
+    return fromUpstreamTranscription(this.name, input.fields.response_format, await this.readAnswer(response.body));
   }
 }

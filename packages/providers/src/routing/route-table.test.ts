@@ -72,7 +72,7 @@ describe('RouteTable', () => {
     ['the name of a served model', { 'a/gpt': route('b/gpt') }, /a route cannot take the name of a served model/],
     ['the name default', { default: route('a/gpt') }, /routes\.default/],
     ['a deployment listed twice', { gpt: route('a/gpt', 'a/gpt') }, /listed twice/],
-    ['chat and embedding models together', { mixed: route('a/gpt', 'a/embed') }, /mixes chat and embedding/],
+    ['chat and embedding models together', { mixed: route('a/gpt', 'a/embed') }, /mixes kinds of model/],
   ])('stops at start-up with the key that is wrong for %s', (_name, routes, message) => {
     expect(() => table(routes)).toThrow(ConfigError);
     expect(() => table(routes)).toThrow(message);

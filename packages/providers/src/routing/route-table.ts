@@ -1,6 +1,6 @@
 import type { RoutesConfig } from '@switchboard/config';
 import { AppError, ConfigError, invalidRequest } from '@switchboard/protocol';
-import type { ModelKind, ModelRegistry, ResolvedModel } from '../registry.js';
+import { MODEL_KINDS, type ModelKind, type ModelRegistry, type ResolvedModel } from '../registry.js';
 
 export interface RouteMember {
   model: ResolvedModel;
@@ -48,7 +48,7 @@ export class RouteTable {
   ) {
     for (const [name, deployments] of Object.entries(routes)) this.routes.set(name, this.route(name, deployments));
     for (const [name, chain] of Object.entries(fallbacks)) {
-      const first = this.configured(`fallbacks.${name}`, () => this.anyKind((kind) => this.target(name, kind)));
+      const first = this.configured(`fallbacks.${name}`, () => anyKind((kind) => this.target(name, kind)));
       const rest = chain.map((next, i) => this.configured(`fallbacks.${name}[${i}]`, () => this.target(next, first.kind)));
       this.chains.set(first.name, [first, ...rest]);
     }
@@ -109,23 +109,15 @@ export class RouteTable {
     for (const [i, d] of deployments.entries()) {
       const key = `routes.${name}[${i}].model`;
       if (this.routes.has(d.model)) throw new ConfigError(`${key}: '${d.model}' is a route; a route lists models only`);
-      const model = this.configured(key, () => this.anyKind((kind) => this.registry.resolve(d.model, kind)));
+      const model = this.configured(key, () => anyKind((kind) => this.registry.resolve(d.model, kind)));
       if (members.some((m) => m.model.id === model.id)) throw new ConfigError(`${key}: '${model.id}' is listed twice`);
       members.push({ model, weight: d.weight });
     }
     const kind = members[0]!.model.kind;
-    if (members.some((m) => m.model.kind !== kind)) throw new ConfigError(`routes.${name}: mixes chat and embedding models`);
-    return { name, kind, members };
-  }
-
-  /** A chat model (or route) by that name, else an embedding one. */
-  private anyKind<T>(resolve: (kind: ModelKind) => T): T {
-    try {
-      return resolve('chat');
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'model_not_supported') return resolve('embedding');
-      throw err;
+    if (members.some((m) => m.model.kind !== kind)) {
+      throw new ConfigError(`routes.${name}: mixes kinds of model (chat, embedding, audio)`);
     }
+    return { name, kind, members };
   }
 
   /** `resolve()`, with a failure as a ConfigError naming `key`. */
@@ -137,4 +129,16 @@ export class RouteTable {
       throw err;
     }
   }
+}
+
+/** `resolve` for each kind in turn (chat, embedding, audio), until one is not `model_not_supported`. */
+export function anyKind<T>(resolve: (kind: ModelKind) => T): T {
+  for (const [i, kind] of MODEL_KINDS.entries()) {
+    try {
+      return resolve(kind);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'model_not_supported' || i === MODEL_KINDS.length - 1) throw err;
+    }
+  }
+  throw new Error('unreachable: MODEL_KINDS is not empty');
 }

@@ -1,0 +1,139 @@
+import type { Queue } from 'bullmq';
+import { z } from 'zod';
+import type { HubRedis } from './commands/index.js';
+import { JOB_FIELDS } from './keys.js';
+
+/**
+ * A job's tool loop, recorded as it goes so that each tool call is made once per message: the
+ * model's request for tools (an assistant message with `tool_calls`) is recorded before any of
+ * its calls runs, and each call's result as soon as it completes, before the next model call.
+ * A run after a crash replays both — the model is not asked that step again, so its call ids stay
+ * the same, and only calls with no recorded result run. Each entry is a field of the job's hash
+ * (`sbTool:<step>`, `sbTool:<step>:<i>`), set once (HSETNX): if two runs race, both go on with
+ * the first one's entry.
+ */
+export const toolCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+export const toolStepSchema = z.looseObject({
+  role: z.literal('assistant'),
+  content: z.string().nullable(),
+  tool_calls: z.array(toolCallSchema).min(1),
+});
+/** One step of the loop: the model's assistant message asking for tools. */
+export type ToolStep = z.infer<typeof toolStepSchema>;
+
+export const toolResultSchema = z.object({ text: z.string(), isError: z.boolean() });
+/** What a call gave the model (its text, and whether it was an error). */
+export type ToolResult = z.infer<typeof toolResultSchema>;
+
+export const awaitingSchema = z.object({
+  /** `<step>:<i>`: the call waiting. */
+  key: z.string(),
+  tool: z.string(),
+  arguments: z.string(),
+  /** Unix ms when it is denied for want of a decision. */
+  until: z.number(),
+});
+/** A tool call waiting for a person's yes (`approve`): the job waits, delayed, holding no worker. */
+export type Awaiting = z.infer<typeof awaitingSchema>;
+
+export const decisionSchema = z.object({ approve: z.boolean(), at: z.number() });
+export type Decision = z.infer<typeof decisionSchema>;
+
+/** What earlier runs recorded: steps by number, results and decisions by `<step>:<i>`, the call awaiting approval. */
+export interface ToolRecord {
+  steps: Map<number, ToolStep>;
+  results: Map<string, ToolResult>;
+  decisions: Map<string, Decision>;
+  awaiting: Awaiting | null;
+}
+
+export const EMPTY_TOOL_RECORD: ToolRecord = { steps: new Map(), results: new Map(), decisions: new Map(), awaiting: null };
+
+export class ToolLedger {
+  constructor(
+    private readonly redis: HubRedis,
+    private readonly queue: Queue,
+  ) {}
+
+  /** Everything the job's earlier runs recorded (one HGETALL of the job hash; unreadable entries are skipped). */
+  async read(jobId: string): Promise<ToolRecord> {
+    const fields = await this.redis.hgetall(this.queue.toKey(jobId));
+    const record: ToolRecord = {
+      steps: new Map(),
+      results: new Map(),
+      decisions: new Map(),
+      awaiting: awaitingSchema.safeParse(parseJson(fields[JOB_FIELDS.awaiting] ?? '')).data ?? null,
+    };
+    for (const [field, value] of Object.entries(fields)) {
+      if (!field.startsWith(JOB_FIELDS.toolPrefix)) continue;
+      const key = field.slice(JOB_FIELDS.toolPrefix.length);
+      const json = parseJson(value);
+      if (/^\d+$/.test(key)) {
+        const step = toolStepSchema.safeParse(json);
+        if (step.success) record.steps.set(Number(key), step.data);
+      } else if (/^\d+:\d+$/.test(key)) {
+        const result = toolResultSchema.safeParse(json);
+        if (result.success) record.results.set(key, result.data);
+      } else if (/^\d+:\d+:approval$/.test(key)) {
+        const decision = decisionSchema.safeParse(json);
+        if (decision.success) record.decisions.set(key.slice(0, -':approval'.length), decision.data);
+      }
+    }
+    return record;
+  }
+
+  /** Records step `step`'s request for tools unless a run did before; returns the recorded one. */
+  async recordStep(jobId: string, step: number, message: ToolStep): Promise<ToolStep> {
+    const recorded = await this.setOnce(jobId, `${step}`, message);
+    return toolStepSchema.safeParse(recorded).data ?? message;
+  }
+
+  /** Records the result of step `step`'s `index`-th call unless a run did before; returns the recorded one. */
+  async recordResult(jobId: string, step: number, index: number, result: ToolResult): Promise<ToolResult> {
+    const recorded = await this.setOnce(jobId, `${step}:${index}`, result);
+    return toolResultSchema.safeParse(recorded).data ?? result;
+  }
+
+  /** The job waits for a decision on this call (the worker then moves it to delayed until `until`). */
+  async setAwaiting(jobId: string, awaiting: Awaiting): Promise<void> {
+    await this.redis.hset(this.queue.toKey(jobId), JOB_FIELDS.awaiting, JSON.stringify(awaiting));
+  }
+
+  /** The call the job waits on, and its decision if any (one HMGET needs the key first: two reads). */
+  async awaiting(jobId: string): Promise<{ awaiting: Awaiting; decision: Decision | null } | null> {
+    const hash = this.queue.toKey(jobId);
+    const awaiting = awaitingSchema.safeParse(parseJson((await this.redis.hget(hash, JOB_FIELDS.awaiting)) ?? '')).data;
+    if (!awaiting) return null;
+    const decided = await this.redis.hget(hash, `${JOB_FIELDS.toolPrefix}${awaiting.key}:approval`);
+    return { awaiting, decision: decided ? (decisionSchema.safeParse(parseJson(decided)).data ?? null) : null };
+  }
+
+  /** Records a decision on the call the job waits on, unless one was made; returns the one that counts. */
+  async decide(jobId: string, key: string, decision: Decision): Promise<Decision> {
+    const recorded = await this.setOnce(jobId, `${key}:approval`, decision);
+    return decisionSchema.safeParse(recorded).data ?? decision;
+  }
+
+  private async setOnce(jobId: string, key: string, value: unknown): Promise<unknown> {
+    const hash = this.queue.toKey(jobId);
+    const field = `${JOB_FIELDS.toolPrefix}${key}`;
+    // One round trip, one key: set if absent, then read what is there (this value or the first run's).
+    const results = await this.redis.multi().hsetnx(hash, field, JSON.stringify(value)).hget(hash, field).exec();
+    const stored = results?.[1]?.[1];
+    return typeof stored === 'string' ? parseJson(stored) : value;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
