@@ -2,6 +2,8 @@ import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
+import type { MediaProblem } from './media/download-media.js';
+import { refusalText, userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
@@ -13,14 +15,29 @@ import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
   const recorded = (await recordedReply(deps, job, earlier)) ?? (await fixedReply(deps, job));
   if (recorded) return recorded;
-  const messages = await promptFor(deps, job);
+  const turn = await userTurn(deps, job, signal);
+  if ('refused' in turn) return refusedReply(deps, job, turn);
+  const messages = await promptFor(deps, job, turn.content);
   const withTools = await answerWithTools(deps, job, messages, signal);
-  if (withTools) return recordToolAnswer(deps, job, withTools);
+  if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);
   const metered = await deps.meter.open(hookCall(job, messages));
   const call = { signal, requestId: job.jobId, onUsage: metered.onUsage };
   const completion = await deps.gateway.complete({ model: job.hook.config.model, messages }, call).finally(metered.close);
   const reply = { text: completion.choices[0]?.message.content ?? '', model: completion.model, created: completion.created };
-  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, reply);
+  return deps.hub.exchange.record(job.jobId, job.conversation, turn.memo, reply);
+}
+
+/**
+ * A file the bot cannot use: a short polite reply, recorded once like a fixed reply (a retry
+ * delivers the same) and kept out of memory; the job completes.
+ */
+export async function refusedReply(
+  deps: WorkerDeps,
+  job: MessageJob,
+  turn: { refused: MediaProblem; maxBytes: number },
+): Promise<Reply> {
+  const refusal = { text: refusalText(turn.refused, turn.maxBytes), model: FIXED_REPLY_MODEL, created: unixSeconds() };
+  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, refusal, { remember: false });
 }
 
 /** The reply an earlier run recorded (a job of an older release kept it in its data), if any. */
@@ -47,13 +64,9 @@ export async function fixedReply(deps: WorkerDeps, job: MessageJob): Promise<Rep
   return deps.hub.exchange.record(job.jobId, job.conversation, text, fixed, { remember: false });
 }
 
-/** What the model is sent: the hook's system prompt, the conversation's memory, the message. */
-export async function promptFor(deps: WorkerDeps, job: MessageJob): Promise<ChatMessage[]> {
+/** What the model is sent: the hook's system prompt, the conversation's memory, the message (its images as parts). */
+export async function promptFor(deps: WorkerDeps, job: MessageJob, content: ChatMessage['content']): Promise<ChatMessage[]> {
   const history = await deps.hub.exchange.history(job.conversation);
   const { system } = job.hook.config;
-  return [
-    ...(system ? [{ role: 'system' as const, content: system }] : []),
-    ...history,
-    { role: 'user', content: job.queued.message.text },
-  ];
+  return [...(system ? [{ role: 'system' as const, content: system }] : []), ...history, { role: 'user', content }];
 }

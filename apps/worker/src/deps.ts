@@ -25,6 +25,7 @@ import {
 } from '@switchboard/state';
 import { McpServers } from '@switchboard/tools';
 import { gatewayTracing, type Tracing } from '@switchboard/tracing';
+import { MediaDownloader } from './media/download-media.js';
 
 /** Everything a worker process is built from; tests build the same with their own settings. */
 export interface WorkerDeps {
@@ -43,6 +44,8 @@ export interface WorkerDeps {
   workers: WorkerRegistry;
   /** Records the usage of the model calls made for hooks, and enforces their budgets. */
   meter: UsageMeter;
+  /** Fetches the files messages carry (hooks' `media`), bounded in size and time. */
+  media: MediaDownloader;
   /** Prometheus metrics of this process, unless `metrics.enabled` is false. */
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
@@ -99,6 +102,7 @@ export function createWorkerDeps(
     workers: new WorkerRegistry(redis, keys),
     meter: usageAccounting(redis, keys, settings.config, throttledWarning(logger, 'usage not recorded: Redis did not take it'))
       .meter,
+    media: new MediaDownloader(),
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
     ...(tools ? { tools } : {}),
@@ -130,6 +134,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
     settlesWithin(Promise.all([deps.channelStats.close(), deps.meter.close()]), 1_000),
     settlesWithin(deps.hub.close(), 1_000),
     closeHooks(deps.hooks),
+    deps.media.close(),
     deps.gateway.registry.close(),
     deps.tracing?.shutdown(),
     deps.tools?.close(),

@@ -2,9 +2,10 @@ import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { CallContext } from '@switchboard/providers';
-import { fixedReply, promptFor, recordedReply } from './answer.js';
+import { fixedReply, promptFor, recordedReply, refusedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
+import { userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { PacedUpdates } from './paced-updates.js';
 import { answerWithTools, recordToolAnswer } from './tool-loop.js';
@@ -59,14 +60,24 @@ async function streamReply(
   log: (message: string, meta?: Record<string, unknown>) => void,
 ): Promise<Reply> {
   live.thinking();
-  const messages = await promptFor(deps, job);
+  const turn = await userTurn(deps, job, signal);
+  if ('refused' in turn) return refusedReply(deps, job, turn);
+  const messages = await promptFor(deps, job, turn.content);
   // With tools each step is one whole model call (the platform shows which tool is in use); the
   // reply is put in place once complete.
   const withTools = await answerWithTools(deps, job, messages, signal, (tool) => live.thinking(tool));
-  if (withTools) return recordToolAnswer(deps, job, withTools);
+  if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);
   const metered = await deps.meter.open(hookCall(job, messages));
   try {
-    return await streamWith(deps, job, live, messages, { signal, requestId: job.jobId, onUsage: metered.onUsage }, log);
+    return await streamWith(
+      deps,
+      job,
+      live,
+      messages,
+      turn.memo,
+      { signal, requestId: job.jobId, onUsage: metered.onUsage },
+      log,
+    );
   } finally {
     metered.close();
   }
@@ -77,6 +88,7 @@ async function streamWith(
   job: MessageJob,
   live: LiveReply,
   messages: ChatMessage[],
+  memo: string,
   call: CallContext,
   log: (message: string, meta?: Record<string, unknown>) => void,
 ): Promise<Reply> {
@@ -98,5 +110,5 @@ async function streamWith(
     await updates.stop();
   }
   const reply = { text, model: stream.model, created: unixSeconds() };
-  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, reply);
+  return deps.hub.exchange.record(job.jobId, job.conversation, memo, reply);
 }

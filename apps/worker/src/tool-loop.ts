@@ -16,9 +16,9 @@ export interface ToolAnswer {
 }
 
 /** Records a reply the tool loop reached, memory keeping the tools it used. */
-export function recordToolAnswer(deps: WorkerDeps, job: MessageJob, answer: ToolAnswer): Promise<Reply> {
+export function recordToolAnswer(deps: WorkerDeps, job: MessageJob, answer: ToolAnswer, userMemo: string): Promise<Reply> {
   const { memoryText, ...reply } = answer;
-  return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, reply, { memoryText });
+  return deps.hub.exchange.record(job.jobId, job.conversation, userMemo, reply, { memoryText });
 }
 
 /** How much of a call's arguments and result memory keeps. */

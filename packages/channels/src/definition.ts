@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { InboundMessage } from '@switchboard/protocol';
+import type { InboundMessage, MediaRef } from '@switchboard/protocol';
 import type { z } from 'zod';
 import type { CredentialCheck } from './credential-check.js';
 import type { DeliveryClient } from './http.js';
 import type { LiveChannel } from './live/live-reply.js';
 import type { SendTarget } from './live/send-gate.js';
+import type { MediaLocation } from './media/media-location.js';
 
 /**
  * A channel is one definition: its hooks' config schema, which of those values are secrets, the
@@ -81,7 +82,18 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * (templates unrendered), so the config can check at start-up that the hook exists and takes
    * such a target. `path` is where the config names them, under the hook's own key.
    */
+  /**
+   * When present, the files its messages carry (`message.media`) can be fetched: this says where
+   * each one is (a platform call may be needed, as Telegram's getFile). Without it, a file is
+   * answered as one the bot cannot read.
+   */
+  readonly media?: MediaSource<z.output<Schema>>;
   deliversThrough?(config: z.output<Schema>): { hook: string; target: Record<string, string | number>; path: string[] } | null;
+}
+
+/** How a channel finds a file its messages carry (Telegram's getFile, Slack's url_private…). */
+export interface MediaSource<Config> {
+  locate(ref: MediaRef, context: DeliveryContext<Config>): Promise<MediaLocation>;
 }
 
 /** What a channel needs to deliver to a target another hook named, rather than to a message's sender. */

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { InboundMessage } from '@switchboard/protocol';
+import type { InboundMessage, MediaRef } from '@switchboard/protocol';
 import type { CredentialCheck } from './credential-check.js';
 import type { ChannelDefinition, DeliveryMeta, HttpAnswer, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
 import type { LiveJob, LiveReply } from './live/live-reply.js';
 import { type Polite, politeFor, politely, type SendGate } from './live/send-gate.js';
 import { splitMarkdown } from './live/split-markdown.js';
+import type { MediaLocation } from './media/media-location.js';
 import { type ChannelConfig, findChannel } from './registry.js';
 
 /**
@@ -41,6 +42,8 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly streamIntervalMs: number;
   /** Set when the channel can check the hook's credentials with its platform. */
   readonly checkCredentials: (() => Promise<CredentialCheck>) | undefined;
+  /** Set when the channel can fetch the files its messages carry: where one is (see `ChannelDefinition.media`). */
+  readonly locateMedia: ((ref: MediaRef) => Promise<MediaLocation>) | undefined;
   close(): Promise<void>;
 }
 
@@ -65,6 +68,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const authorize = channel.authorizeJobRead;
   const check = channel.checkCredentials;
   const handshake = channel.handshake;
+  const media = channel.media;
   const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
   const liveLength = Math.min(live?.textLength ?? textLength, textLength);
   const pieceLength = live ? liveLength : textLength;
@@ -102,6 +106,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
       : undefined,
     streamIntervalMs: 'streamIntervalMs' in config ? config.streamIntervalMs : 1000,
     checkCredentials: check ? () => check({ hook: name, config, http }) : undefined,
+    locateMedia: media ? (ref) => media.locate(ref, { hook: name, config, http }) : undefined,
     close: () => http.close(),
   };
 }

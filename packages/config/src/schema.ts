@@ -245,6 +245,31 @@ export const accessSchema = z.strictObject({
 
 export type AccessConfig = z.infer<typeof accessSchema>;
 
+/**
+ * What a hook's bot does with files sent to it (docs/media.md). All off by default: a file it does
+ * not take gets a short polite reply. Only `images` is built so far; `audio` and `documents` are
+ * read so a config that names them starts, and are answered as not taken yet.
+ */
+export const mediaSchema = z.strictObject({
+  /** Images go to the model as image parts (it must see images). @defaultValue false */
+  images: z.boolean().default(false),
+  /** Voice and audio, transcribed by this `<provider>/<model>` (not built yet). */
+  audio: z.string().min(1).optional(),
+  /** Documents (PDF, text, Markdown, CSV) read as text (not built yet). @defaultValue false */
+  documents: z.boolean().default(false),
+  /** The largest file fetched; the download stops there. @defaultValue 20000000 */
+  maxBytes: z.int().min(1).max(100_000_000).default(20_000_000),
+  /** A document's text is cut here. @defaultValue 50000 */
+  maxDocumentChars: z.int().min(1).max(1_000_000).default(50_000),
+  /**
+   * Generic hooks: fetch attachment URLs that point at private, loopback or link-local addresses
+   * (refused otherwise, so callers cannot make the worker reach the internal network). @defaultValue false
+   */
+  allowPrivateUrls: z.boolean().default(false),
+});
+
+export type MediaConfig = z.infer<typeof mediaSchema>;
+
 /** The keys every hook has, whatever its channel. */
 export const hookCommonSchema = z.strictObject({
   /** The model that answers this hook. @defaultValue the config's defaultModel */
@@ -259,6 +284,8 @@ export const hookCommonSchema = z.strictObject({
     .optional(),
   /** Who the bot answers: allowed users, groups (mention-only by default), direct messages. */
   access: accessSchema.optional(),
+  /** Files sent to the bot: images (and, later, audio and documents), within `maxBytes`. */
+  media: mediaSchema.optional(),
   /** What `/help` (and Telegram's `/start`) answers: what the bot is and how to use it. */
   help: z.string().min(1).max(4000).optional(),
   /** A system prompt prepended to every conversation of this hook (never stored). */

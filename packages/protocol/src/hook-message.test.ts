@@ -17,6 +17,14 @@ describe('readQueuedMessage', () => {
     expect(readQueuedMessage(data)).toEqual({ message: data, legacy: null });
   });
 
+  it('reads the media references of a version-4 message, and refuses one without a reference', () => {
+    const media = [{ kind: 'image', ref: 'AgACAgQ', name: 'photo.jpg', size: 1024 }];
+    const data = { v: 4, hook: 'tg', message: { ...message, text: '', media }, receivedAt: 1, waits: false };
+    expect(readQueuedMessage(data)).toEqual({ message: data, legacy: null });
+    const broken = { ...data, message: { ...data.message, media: [{ kind: 'image' }] } };
+    expect(readQueuedMessage(broken)).toBeNull();
+  });
+
   it('reads a version-3 message queued by the previous release as version 4, the hook it delivers through included', () => {
     const data = {
       v: 3,

@@ -8,6 +8,35 @@ import { z } from 'zod';
  * still answered after it.
  */
 
+/**
+ * A file a message carries, by reference: what the platform calls it (`ref`: a Telegram file_id,
+ * a Slack url_private_download, a generic hook's URL or `data:` URL), never the bytes the worker
+ * fetches. `kind` is what the platform says it is; the bytes decide what it really is.
+ */
+export const mediaRefSchema = z.object({
+  kind: z.enum(['image', 'audio', 'document', 'file']),
+  /** How the hook's channel finds the file; a generic hook's `data:` URL may be long (up to its body limit). */
+  ref: z.string().min(1),
+  /** The file's name as sent, for the reply and memory (`[image: receipt.jpg]`). */
+  name: z.string().max(256).optional(),
+  /** The content type the sender declared; only a hint; the worker sniffs the bytes. */
+  type: z.string().max(128).optional(),
+  /** The size the platform reported, bytes, when it did: a file known to be too big is not fetched. */
+  size: z.number().int().nonnegative().optional(),
+});
+
+export type MediaRef = z.infer<typeof mediaRefSchema>;
+
+/** How memory names a file, never its bytes: `[image: receipt.jpg]`. */
+export function mediaPlaceholder(ref: MediaRef): string {
+  return `[${ref.kind}: ${ref.name ?? ref.kind}]`;
+}
+
+/** A message's text as memory keeps it: each file's placeholder, then the text. */
+export function withMediaPlaceholders(text: string, media: readonly MediaRef[] | undefined): string {
+  return [...(media ?? []).map(mediaPlaceholder), text].filter(Boolean).join(' ');
+}
+
 /** One normalized inbound message, JSON-serializable (it is stored in the job). */
 export const inboundMessageSchema = z.object({
   /**
@@ -32,8 +61,11 @@ export const inboundMessageSchema = z.object({
   addressed: z.boolean().optional(),
   /** Since version 4: the fixed text the worker sends for `say`, and after `reset`; the model is not asked. */
   reply: z.string().max(4096).optional(),
-  // Media references (issue 21 item 1) join here as an optional list beside `text`: the API
-  // records references only, the worker fetches them when it answers.
+  /**
+   * Files the message carries, as references only: the worker fetches them when it answers
+   * (docs/media.md). Optional within version 4, so v4 jobs queued without it read the same.
+   */
+  media: z.array(mediaRefSchema).max(10).optional(),
   /** Conversation within the hook: Slack channel+thread, Telegram chat, Discord channel+user, generic sender. */
   conversation: z.string(),
   /** A key the platform repeats on retries (Slack channel+ts, update_id, interaction id, Idempotency-Key). */
@@ -79,7 +111,7 @@ export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
 
 /** The message of versions 1–3: a chat or a reset, no place, name or fixed reply. */
 const version3MessageSchema = inboundMessageSchema
-  .omit({ fromName: true, place: true, addressed: true, reply: true })
+  .omit({ fromName: true, place: true, addressed: true, reply: true, media: true })
   .extend({ action: z.enum(['chat', 'reset']) });
 
 /** Version 3: before the bot could answer with a fixed text or keep a message as context only. */

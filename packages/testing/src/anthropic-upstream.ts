@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from './http-server.js';
+import { describeBytes } from './openai-upstream.js';
 
 /**
  * A local server speaking Anthropic's Messages API as documented: `POST /v1/messages` answered
@@ -13,6 +14,24 @@ export function anthropicLastUserText(req: RecordedRequest): string {
   if (typeof last?.content === 'string') return last.content;
   const blocks = Array.isArray(last?.content) ? (last.content as { type?: string; text?: string }[]) : [];
   return blocks.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
+}
+
+/**
+ * The images of the last user message as Claude receives them: `image` blocks with a `base64`
+ * source (https://docs.anthropic.com/en/docs/build-with-claude/vision), described as
+ * `describeBytes` does, so a test can check the model got exactly the file's bytes.
+ */
+export function anthropicImagesSeen(req: RecordedRequest): string[] {
+  const body = req.json as { messages?: { role: string; content: unknown }[] } | undefined;
+  const last = [...(body?.messages ?? [])].reverse().find((m) => m.role === 'user');
+  if (!Array.isArray(last?.content)) return [];
+  return (last.content as { type?: string; source?: { type?: string; media_type?: string; data?: string } }[]).flatMap(
+    (block) => {
+      if (block.type !== 'image') return [];
+      if (block.source?.type !== 'base64') return [`not base64: ${block.source?.type}`];
+      return [describeBytes(block.source.media_type ?? '?', Buffer.from(block.source.data ?? '', 'base64'))];
+    },
+  );
 }
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };

@@ -36,6 +36,40 @@ export function lastUserText(req: RecordedRequest): string {
   return typeof last?.content === 'string' ? last.content : '';
 }
 
+/**
+ * The images of the last user message as a vision model receives them from OpenAI-type clients:
+ * `image_url` parts whose `url` is a data URL (https://platform.openai.com/docs/guides/images-vision,
+ * "Passing a Base64 encoded image"), each described as `<media type> <bytes> sha256:<first 12 hex>`
+ * of the decoded bytes, so a test can check the model got exactly the file's bytes.
+ */
+export function imagesSeen(req: RecordedRequest): string[] {
+  const body = req.json as { messages?: { role: string; content: unknown }[] } | undefined;
+  const last = [...(body?.messages ?? [])].reverse().find((m) => m.role === 'user');
+  if (!Array.isArray(last?.content)) return [];
+  return last.content.flatMap((part: { type?: string; image_url?: { url?: string } }) => {
+    if (part.type !== 'image_url') return [];
+    const match = /^data:([^;,]+);base64,(.*)$/s.exec(part.image_url?.url ?? '');
+    if (!match) return [`not a data URL: ${String(part.image_url?.url).slice(0, 40)}`];
+    return [describeBytes(match[1]!, Buffer.from(match[2]!, 'base64'))];
+  });
+}
+
+/** How `imagesSeen` describes a file: its media type, size and hash. */
+export function describeBytes(type: string, bytes: Buffer): string {
+  return `${type} ${bytes.length} sha256:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
+}
+
+/** The text parts (or the string) of the last user message. */
+export function lastUserWords(req: RecordedRequest): string {
+  const body = req.json as { messages?: { role: string; content: unknown }[] } | undefined;
+  const last = [...(body?.messages ?? [])].reverse().find((m) => m.role === 'user');
+  if (typeof last?.content === 'string') return last.content;
+  if (!Array.isArray(last?.content)) return '';
+  return last.content
+    .flatMap((part: { type?: string; text?: string }) => (part.type === 'text' ? [part.text ?? ''] : []))
+    .join('');
+}
+
 export function openSse(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();

@@ -1,6 +1,6 @@
 import type { Hook } from '@switchboard/channels';
 import type { AccessConfig, HookConfig } from '@switchboard/config';
-import type { InboundMessage } from '@switchboard/protocol';
+import { type InboundMessage, withMediaPlaceholders } from '@switchboard/protocol';
 import type { AccessStore, RateLimiter } from '@switchboard/state';
 
 /** What the bot says instead of answering: short, and the same on every channel. */
@@ -52,7 +52,14 @@ export async function gateMessage(
     if (!direct && access.groups === 'mention' && !message.addressed) {
       const keep =
         access.groupContext && command === null && message.action === 'chat' && (await allowed(deps, hook, access, message));
-      return keep ? { ...message, action: 'remember', text: `${message.fromName ?? message.from}: ${message.text}` } : null;
+      if (!keep) return null;
+      // Kept as context only: its files are not fetched, memory names them.
+      const { media, ...rest } = message;
+      return {
+        ...rest,
+        action: 'remember',
+        text: `${message.fromName ?? message.from}: ${withMediaPlaceholders(message.text, media)}`,
+      };
     }
     if (direct && access.dm === 'off') return null;
     if (!(await allowed(deps, hook, access, message))) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { redact, statusFailure } from '../http.js';
 import { liveConfigShape } from '../live/live-config.js';
+import { decodeDataUrl } from '../media/data-url.js';
 import { genericLive } from './generic-live.js';
 import { parseGenericRequest } from './parse-generic-request.js';
 import { verifyGenericToken } from './verify-generic-token.js';
@@ -31,6 +32,11 @@ export const generic = defineChannel({
   },
 
   live: { feed: true, open: genericLive },
+
+  /** An attachment's bytes came in the request (`data`), or are at the caller's URL: refused on private addresses unless allowed. */
+  media: {
+    locate: async (ref) => (ref.ref.startsWith('data:') ? { data: decodeDataUrl(ref.ref) } : { url: ref.ref, untrusted: true }),
+  },
 
   /** POSTs the part to `replyUrl`; without one, replies are only read back through the API. */
   async deliver({ message, text, index, meta }, { hook, config, http }) {

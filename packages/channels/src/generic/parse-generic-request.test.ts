@@ -52,6 +52,38 @@ describe('parseGenericRequest', () => {
     }
   });
 
+  it('records attachments as references: a URL as given, data as a data: URL, the kind from the declared type', () => {
+    const inbound = parseGenericRequest(
+      jsonRequest({
+        from: 'u',
+        attachments: [
+          { url: 'https://files.example.com/receipt.jpg', type: 'image/jpeg', name: 'receipt.jpg' },
+          { data: 'iVBORw0KGgo=', type: 'image/png' },
+          { data: 'data:text/plain;base64,aGk=' },
+        ],
+      }),
+    );
+    expect(inbound).toMatchObject({
+      kind: 'message',
+      message: {
+        text: '',
+        media: [
+          { kind: 'image', ref: 'https://files.example.com/receipt.jpg', type: 'image/jpeg', name: 'receipt.jpg' },
+          { kind: 'image', ref: 'data:image/png;base64,iVBORw0KGgo=', type: 'image/png' },
+          { kind: 'document', ref: 'data:text/plain;base64,aGk=' },
+        ],
+      },
+    });
+  });
+
+  it('answers 400 naming the attachment for one with both url and data, a non-http URL or data that is not base64', () => {
+    for (const attachment of [{ url: 'https://a.example/x', data: 'AAAA' }, { url: 'file:///etc/passwd' }, { data: '%%%' }]) {
+      const error = badRequest(jsonRequest({ from: 'u', attachments: [attachment] }));
+      expect(error.status).toBe(400);
+      expect(error.param).toMatch(/^attachments/);
+    }
+  });
+
   it('answers 400 naming action for an unknown action', () => {
     const error = badRequest(jsonRequest({ from: 'u', text: 'hi', action: 'delete' }));
     expect(error.status).toBe(400);

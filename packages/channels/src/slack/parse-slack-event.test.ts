@@ -35,6 +35,26 @@ describe('parseSlackEvent', () => {
     expect(inbound.ack('job-1', false)).toEqual({ status: 200, body: { ok: true } });
   });
 
+  it("queues a file_share message with its files' url_private_download, even without text", () => {
+    const file = {
+      id: 'F0123',
+      name: 'chart.png',
+      mimetype: 'image/png',
+      size: 2048,
+      url_private: 'https://files.slack.com/files-pri/T0001-F0123/chart.png',
+      url_private_download: 'https://files.slack.com/files-pri/T0001-F0123/download/chart.png',
+    };
+    const inbound = parseSlackEvent(slackMessageEvent({ subtype: 'file_share', text: '', files: [file] }));
+    expect(inbound).toMatchObject({
+      kind: 'message',
+      message: {
+        text: '',
+        media: [{ kind: 'image', ref: file.url_private_download, name: 'chart.png', type: 'image/png', size: 2048 }],
+      },
+    });
+    expect(parseSlackEvent(slackMessageEvent({ subtype: 'message_changed', files: [file] }))).toEqual(ignored);
+  });
+
   it('gives a mention the same dedupe key whether it comes as message or app_mention', () => {
     const asMessage = parseSlackEvent(slackMessageEvent({}, { event_id: 'Ev1' }));
     const asMention = parseSlackEvent(slackMessageEvent({ type: 'app_mention' }, { event_id: 'Ev2' }));

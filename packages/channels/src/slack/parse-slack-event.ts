@@ -1,6 +1,8 @@
+import type { MediaRef } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
+import { mediaKindOf } from '../media/media-kind.js';
 
 /**
  * Events API envelopes. Loose: Slack adds fields (authorizations, event_context, blocks…) at
@@ -35,6 +37,21 @@ const userMessageSchema = z.looseObject({
   channel_type: z.string().optional(),
   /** In a thread: who wrote the message the thread hangs under. */
   parent_user_id: z.string().optional(),
+  /**
+   * Files shared with the message (docs.slack.dev/reference/objects/file-object): fetched from
+   * `url_private_download` with the bot token (needs the `files:read` scope).
+   */
+  files: z
+    .array(
+      z.looseObject({
+        name: z.string().optional(),
+        mimetype: z.string().optional(),
+        size: z.int().optional(),
+        url_private_download: z.string().optional(),
+        url_private: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 
 const userMessageCallbackSchema = z.looseObject({ event: userMessageSchema });
@@ -66,7 +83,9 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
   const callback = parseWith(eventCallbackSchema, body);
   if (!MESSAGE_EVENTS.has(callback.event.type)) return { kind: 'answer', answer: okAnswer() };
   const kind = senderKindSchema.parse(callback.event);
-  if (kind.bot_id != null || kind.subtype != null) return { kind: 'answer', answer: okAnswer() };
+  // `file_share` is a user's message with files (docs.slack.dev/reference/events/message/file_share).
+  if (kind.bot_id != null || (kind.subtype != null && kind.subtype !== 'file_share'))
+    return { kind: 'answer', answer: okAnswer() };
 
   const event = parseWith(userMessageCallbackSchema, body).event;
   const botUserId = options.botUserId ?? callback.authorizations?.find((a) => a.is_bot !== false && a.user_id)?.user_id;
@@ -75,7 +94,8 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
   const mentioned = botUserId !== undefined && mentions(event.text, botUserId);
   // The bot's own mention is how the message reached it, not part of the question.
   const text = mentioned ? withoutMentionOf(event.text, botUserId) : event.text;
-  if (text.trim() === '') return { kind: 'answer', answer: okAnswer() };
+  const media = slackMedia(event.files);
+  if (text.trim() === '' && media.length === 0) return { kind: 'answer', answer: okAnswer() };
 
   const team = event.user_team ?? event.team ?? callback.team_id;
   // A top-level message starts a thread: the reply goes under it, and that thread is the conversation.
@@ -86,6 +106,7 @@ export function parseSlackEvent(body: unknown, options: SlackParseOptions = {}):
       action: 'chat',
       text,
       from: event.user,
+      ...(media.length ? { media } : {}),
       // app_mention has no channel_type: it only happens where others can read it.
       place: event.channel_type === 'im' ? 'direct' : 'group',
       addressed:
@@ -115,4 +136,21 @@ function withoutMentionOf(text: string, userId: string): string {
     .join(' ')
     .replace(/[ \t]{2,}/g, ' ')
     .trim();
+}
+
+/** The files of a message by their download URL (a file without one, e.g. an external link, is skipped). */
+function slackMedia(files: z.output<typeof userMessageSchema>['files']): MediaRef[] {
+  return (files ?? []).slice(0, 10).flatMap((file) => {
+    const ref = file.url_private_download ?? file.url_private;
+    if (!ref) return [];
+    return [
+      {
+        kind: mediaKindOf(file.mimetype),
+        ref,
+        ...(file.name ? { name: file.name.slice(0, 256) } : {}),
+        ...(file.mimetype ? { type: file.mimetype.slice(0, 128) } : {}),
+        ...(file.size !== undefined && file.size >= 0 ? { size: file.size } : {}),
+      },
+    ];
+  });
 }

@@ -81,6 +81,9 @@ export const slack = defineChannel({
     checkSlackResult(label, reply.json, secrets, retryAfterMs);
   },
 
+  /** A file's url_private(_download), fetched with the bot token as Slack requires (docs.slack.dev/messaging/working-with-files). */
+  media: { locate: async (ref, { config }) => ({ url: ref.ref, headers: { authorization: `Bearer ${config.botToken}` } }) },
+
   /** `auth.test`: the cheapest call that proves the bot token is valid. */
   checkCredentials({ hook, config, http }) {
     const label = `Hook '${hook}': Slack auth.test`;

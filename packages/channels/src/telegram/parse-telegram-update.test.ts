@@ -81,11 +81,37 @@ describe('parseTelegramUpdate', () => {
     expect(parseTelegramUpdate({ ...rest, edited_message: { ...message, edit_date: 1_736_942_500 } })).toEqual(ignored);
   });
 
-  it('ignores messages without text, such as photos and stickers', () => {
-    expect(parseTelegramUpdate(telegramUpdate({ text: undefined, photo: [{ file_id: 'AgAC', width: 90, height: 90 }] }))).toEqual(
+  it('ignores messages with neither text nor a file, such as stickers', () => {
+    expect(parseTelegramUpdate(telegramUpdate({ text: undefined, sticker: { file_id: 'CAAC', width: 90, height: 90 } }))).toEqual(
       ignored,
     );
     expect(parseTelegramUpdate(telegramUpdate({ text: '   ' }))).toEqual(ignored);
+  });
+
+  it("records a photo's largest size and a document by file_id, with the caption as the text", () => {
+    const photo = parseTelegramUpdate(
+      telegramUpdate({
+        text: undefined,
+        caption: 'my receipt',
+        photo: [
+          { file_id: 'AgAC-small', file_unique_id: 'a', width: 90, height: 90, file_size: 1_000 },
+          { file_id: 'AgAC-large', file_unique_id: 'b', width: 1280, height: 960, file_size: 90_000 },
+        ],
+      }),
+    );
+    expect(photo).toMatchObject({
+      kind: 'message',
+      message: { text: 'my receipt', media: [{ kind: 'image', ref: 'AgAC-large', name: 'photo.jpg', size: 90_000 }] },
+    });
+    const document = parseTelegramUpdate(
+      telegramUpdate({
+        text: undefined,
+        document: { file_id: 'BQAC', file_unique_id: 'c', file_name: 'q3.pdf', mime_type: 'application/pdf', file_size: 5 },
+      }),
+    );
+    expect(document).toMatchObject({
+      message: { text: '', media: [{ kind: 'document', ref: 'BQAC', name: 'q3.pdf', type: 'application/pdf', size: 5 }] },
+    });
   });
 
   it('ignores messages without a sender and other update kinds', () => {

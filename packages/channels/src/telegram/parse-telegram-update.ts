@@ -1,6 +1,8 @@
+import type { MediaRef } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
+import { mediaKindOf } from '../media/media-kind.js';
 
 /**
  * A Bot API `Update`. Loose throughout: Telegram adds update kinds and message fields often, and
@@ -20,6 +22,21 @@ const textMessageSchema = z.looseObject({
     /** `private`, `group`, `supergroup` or `channel` (https://core.telegram.org/bots/api#chat). */
     chat: z.looseObject({ id: z.int(), type: z.string().optional() }),
     text: z.string().optional(),
+    /**
+     * A photo in the sizes Telegram made of it, smallest first; a file sent as a document; the
+     * text that came with either (https://core.telegram.org/bots/api#message, #photosize, #document).
+     */
+    photo: z.array(z.looseObject({ file_id: z.string().min(1), file_size: z.int().optional() })).optional(),
+    document: z
+      .looseObject({
+        file_id: z.string().min(1),
+        file_name: z.string().optional(),
+        mime_type: z.string().optional(),
+        file_size: z.int().optional(),
+      })
+      .optional(),
+    caption: z.string().optional(),
+    caption_entities: z.array(z.looseObject({ type: z.string(), offset: z.int().min(0), length: z.int().min(0) })).optional(),
     /** Mentions and commands in the text, by UTF-16 offset (https://core.telegram.org/bots/api#messageentity). */
     entities: z
       .array(
@@ -56,16 +73,23 @@ export interface TelegramParseOptions {
 export function parseTelegramUpdate(body: unknown, options: TelegramParseOptions = {}): Inbound {
   const update = parseWith(updateSchema, body);
   if (update.message === undefined) return { kind: 'answer', answer: okAnswer() };
-  const { message } = parseWith(textMessageSchema, body);
-  if (!message.from || message.text === undefined || message.text.trim() === '') {
+  const { message: sent } = parseWith(textMessageSchema, body);
+  // A photo's or document's words are its caption, mentions included.
+  const message =
+    sent.text === undefined && sent.caption !== undefined
+      ? { ...sent, text: sent.caption, entities: sent.caption_entities }
+      : sent;
+  const media = mediaOf(message);
+  if (!message.from || ((message.text === undefined || message.text.trim() === '') && media.length === 0)) {
     return { kind: 'answer', answer: okAnswer() };
   }
   return {
     kind: 'message',
     message: {
       action: 'chat',
-      text: message.text,
+      text: message.text ?? '',
       from: String(message.from.id),
+      ...(media.length ? { media } : {}),
       ...(message.from.first_name ? { fromName: message.from.first_name } : {}),
       place: message.chat.type === 'private' ? 'direct' : 'group',
       addressed: addressesBot(message, options),
@@ -102,4 +126,29 @@ function addressesBot(message: TextMessage, { botId, botUsername }: TelegramPars
     if (entity.type === 'bot_command' && handle && written.endsWith(handle)) return true;
   }
   return false;
+}
+
+/** The files a message carries: a photo's largest size (the last), a document with its name and type. */
+function mediaOf(message: TextMessage): MediaRef[] {
+  const media: MediaRef[] = [];
+  const largest = message.photo?.at(-1);
+  if (largest) {
+    media.push({
+      kind: 'image',
+      ref: largest.file_id,
+      name: 'photo.jpg',
+      ...(largest.file_size ? { size: largest.file_size } : {}),
+    });
+  }
+  const document = message.document;
+  if (document) {
+    media.push({
+      kind: mediaKindOf(document.mime_type),
+      ref: document.file_id,
+      ...(document.file_name ? { name: document.file_name.slice(0, 256) } : {}),
+      ...(document.mime_type ? { type: document.mime_type.slice(0, 128) } : {}),
+      ...(document.file_size ? { size: document.file_size } : {}),
+    });
+  }
+  return media;
 }

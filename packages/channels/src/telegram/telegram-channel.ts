@@ -10,6 +10,7 @@ import { parseTelegramUpdate } from './parse-telegram-update.js';
 import { judgeTelegramGetMe } from './telegram-api-result.js';
 import { expectOk, sendTelegramMarkdown } from './telegram-call.js';
 import { telegramLive } from './telegram-live.js';
+import { locateTelegramFile } from './telegram-media.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
 /** The Bot API's limit on `sendMessage` text. */
@@ -90,6 +91,9 @@ export const telegram = defineChannel({
       index === 0 && message_id !== undefined ? { reply_parameters: { message_id, allow_sending_without_reply: true } } : {};
     expectOk(await sendTelegramMarkdown(client, 'sendMessage', { ...where, ...reply }, text), config.botToken);
   },
+
+  /** Photos and documents: getFile, then the file's URL. */
+  media: { locate: locateTelegramFile },
 
   /** `getMe`: the cheapest call that proves the bot token is valid. */
   checkCredentials({ hook, config, http }) {

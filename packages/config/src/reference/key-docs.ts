@@ -404,6 +404,41 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
       'direct messages: `open`, `off`, or `pairing` (an unknown person gets a one-time code; `POST /admin/pairing/{code}/approve`)',
   },
   {
+    keys: ['hooks.<name>.media'],
+    default: 'none: every file gets a short reply saying it is not taken',
+    meaning: 'files sent to the bot (see [Files, images and voice](media.md)); set at all, its defaults apply',
+  },
+  {
+    keys: ['hooks.<name>.media.images'],
+    default: '`false`',
+    meaning: 'images go to the model as image parts (the model must take images)',
+  },
+  {
+    keys: ['hooks.<name>.media.audio'],
+    default: 'none',
+    meaning: 'voice notes and audio transcribed by this `<provider>/<model>`; not built yet: answered as not taken',
+  },
+  {
+    keys: ['hooks.<name>.media.documents'],
+    default: '`false`',
+    meaning: 'documents (PDF, text, Markdown, CSV) read as text; not built yet: answered as not taken',
+  },
+  {
+    keys: ['hooks.<name>.media.maxBytes'],
+    default: '`20000000`',
+    meaning: 'the largest file fetched; the download stops there and the sender is told the file is too big',
+  },
+  {
+    keys: ['hooks.<name>.media.maxDocumentChars'],
+    default: '`50000`',
+    meaning: "where a document's text is cut (for documents, not built yet)",
+  },
+  {
+    keys: ['hooks.<name>.media.allowPrivateUrls'],
+    default: '`false`',
+    meaning: 'generic hooks: fetch attachment URLs on private, loopback or link-local addresses (refused otherwise)',
+  },
+  {
     keys: ['hooks.<name>.help'],
     default: 'a line naming `/reset` and `/help`',
     meaning: "what `/help` (and Telegram's `/start`) answers",

@@ -61,7 +61,26 @@ export interface FakeSlack {
   /** The messages a thread shows now, oldest first. */
   thread(channel: string, threadTs: string): SlackMessage[];
   readonly refused: number;
+  /**
+   * A file a user shared, as the message event's `files[]` lists it
+   * (docs.slack.dev/reference/objects/file-object): `url_private_download` serves the bytes only
+   * with `Authorization: Bearer <bot token>`; without it Slack answers `302 Found` towards the
+   * workspace's login page (what bolt-js#2585 and deno-slack-sdk#285 report: HTML, never the file).
+   */
+  addFile(bytes: Buffer, name: string, mimetype: string): SlackSharedFile;
+  /** Downloads of files served with the bot token. */
+  readonly downloads: number;
   close(): Promise<void>;
+}
+
+/** The fields of Slack's file object a bot reads to fetch a shared file. */
+export interface SlackSharedFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  size: number;
+  url_private: string;
+  url_private_download: string;
 }
 
 const COUNTED = new Set([
@@ -101,8 +120,22 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   };
   const refuse = (res: ServerResponse, call: SlackCall, error: string) => reply(res, call, { ok: false, error });
 
+  const files = new Map<string, Buffer>();
+  let downloads = 0;
   const server = await startLocalServer((req: RecordedRequest, res) => {
     const [path = '', query = ''] = req.url.split('?', 2);
+    if (path.startsWith('/files-pri/') && req.method === 'GET') {
+      const bytes = files.get(path.replace(/\/download\//, '/'));
+      if (req.headers.authorization !== `Bearer ${options.botToken}`) {
+        const location = `/?redir=${encodeURIComponent(path)}`;
+        return void res.writeHead(302, { location, 'content-type': 'text/html' }).end(`<a href="${location}">Found</a>.`);
+      }
+      if (!bytes) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>');
+      downloads++;
+      return void res
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) })
+        .end(bytes);
+    }
     const method = path.replace(/^\/api\//, '');
     const { args, encoding, token } = readArgs(req, query);
     const missingCharset = encoding === 'json' && !/charset=utf-8/i.test(String(req.headers['content-type']));
@@ -211,6 +244,23 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     thread: (channel, threadTs) => messages.filter((m) => m.channel === channel && m.thread_ts === threadTs),
     get refused() {
       return rate.refused;
+    },
+    addFile(bytes, name, mimetype) {
+      const id = `F0${files.size + 100}`;
+      const key = `/files-pri/T0123-${id}/${encodeURIComponent(name)}`;
+      files.set(key, bytes);
+      const base = server.url;
+      return {
+        id,
+        name,
+        mimetype,
+        size: bytes.length,
+        url_private: `${base}${key}`,
+        url_private_download: `${base}/files-pri/T0123-${id}/download/${encodeURIComponent(name)}`,
+      };
+    },
+    get downloads() {
+      return downloads;
     },
     close: () => server.close(),
   };

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiError, ApiSuccess, Message, MessageEntity, UserFromGetMe } from '@grammyjs/types';
+import type { ApiError, ApiSuccess, File, Message, MessageEntity, UserFromGetMe } from '@grammyjs/types';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
 import { telegramGetMe, telegramSentMessage } from './telegram.js';
@@ -61,6 +61,13 @@ export interface FakeTelegram {
   chat(chatId: number): TelegramMessage[];
   /** A user's message the bot may reply to, and the forum topic it is in (if any). */
   userWrote(chatId: number, messageId: number, threadId?: number): void;
+  /**
+   * A file users sent, as Telegram keeps it: its file_id answers `getFile` with a `file_path`, and
+   * `/file/bot<token>/<file_path>` serves the bytes (https://core.telegram.org/bots/api#getfile).
+   */
+  addFile(bytes: Buffer): string;
+  /** Downloads of files served (a URL of a wrong token is not one). */
+  readonly downloads: number;
   /** Calls answered 429. */
   readonly refused: number;
   close(): Promise<void>;
@@ -76,12 +83,15 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
   /** Where users' messages are: `${chat}:${message}` → topic (0: none). */
   const userMessages = new Map<string, number>();
   let nextId = 100;
+  /** Files by file_id: their path and bytes. */
+  const files = new Map<string, { path: string; bytes: Buffer }>();
+  let downloads = 0;
 
   const answer = (
     res: ServerResponse,
     call: TelegramCall,
     status: number,
-    body: Omit<ApiSuccess<Message.TextMessage | UserFromGetMe | true>, 'ok'> | Omit<ApiError, 'ok' | 'error_code'>,
+    body: Omit<ApiSuccess<Message.TextMessage | UserFromGetMe | File | true>, 'ok'> | Omit<ApiError, 'ok' | 'error_code'>,
   ) => {
     call.status = status;
     sendJson(res, status, status === 200 ? { ok: true, ...body } : { ok: false, error_code: status, ...body });
@@ -89,6 +99,16 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
 
   const server = await startLocalServer((req: RecordedRequest, res) => {
     const [path = '', query = ''] = req.url.split('?', 2);
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(path);
+    if (download && req.method === 'GET') {
+      const file = [...files.values()].find((f) => f.path === download[2]);
+      if (download[1] !== options.botToken || !file) {
+        return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+      }
+      downloads++;
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes.length) });
+      return void res.end(file.bytes);
+    }
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(path);
     const { body, encoding } = readParameters(req, query);
     const call: TelegramCall = {
@@ -163,6 +183,17 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
         if (!Number.isInteger(body.draft_id) || body.draft_id === 0)
           return answer(res, call, 400, { description: 'Bad Request: invalid draft_id' });
         return answer(res, call, 200, { result: true });
+      case 'getFile': {
+        const file = files.get(String(body.file_id));
+        if (!file) return answer(res, call, 400, { description: 'Bad Request: invalid file_id' });
+        const result: File = {
+          file_id: String(body.file_id),
+          file_unique_id: `u${String(body.file_id)}`,
+          file_size: file.bytes.length,
+          file_path: file.path,
+        };
+        return answer(res, call, 200, { result });
+      }
       case 'getMe':
         return answer(res, call, 200, { result: telegramGetMe().result });
       case 'sendChatAction':
@@ -189,6 +220,14 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
     calls,
     chat: (chatId) => [...(chats.get(chatId) ?? [])],
     userWrote: (chatId, messageId, threadId) => void userMessages.set(`${chatId}:${messageId}`, threadId ?? 0),
+    addFile(bytes) {
+      const id = `AgACAgQAAxkBAAI${files.size + 1}`;
+      files.set(id, { path: `photos/file_${files.size}.jpg`, bytes });
+      return id;
+    },
+    get downloads() {
+      return downloads;
+    },
     get refused() {
       return rate.refused;
     },
@@ -206,7 +245,7 @@ function sentAnswer(chatId: number, message: TelegramMessage) {
 }
 
 /** "All methods in the Bot API are case-insensitive": the documented spelling of a known method. */
-const METHODS = ['sendMessage', 'editMessageText', 'sendMessageDraft', 'sendChatAction', 'deleteMessage', 'getMe'];
+const METHODS = ['sendMessage', 'editMessageText', 'sendMessageDraft', 'sendChatAction', 'deleteMessage', 'getMe', 'getFile'];
 function canonicalMethod(name: string): string {
   return METHODS.find((method) => method.toLowerCase() === name.toLowerCase()) ?? name;
 }
