@@ -47,9 +47,10 @@ function watchedPool(onQueued: () => void) {
 
 /**
  * Closes a pool: requests in flight get `graceMs` to finish, then whatever is left is destroyed,
- * so a shutdown never waits on a slow upstream or platform. @defaultValue graceMs 1000
+ * so a shutdown never waits on a slow upstream or platform. Safe to repeat. @defaultValue graceMs 1000
  */
 export async function closePool(agent: Agent, graceMs = 1_000): Promise<void> {
+  if (agent.destroyed) return; // closed before: undici refuses a second close (ClientDestroyedError)
   let timer: NodeJS.Timeout | undefined;
   const closed = agent.close().then(() => true);
   const late = new Promise<false>((resolve) => {
