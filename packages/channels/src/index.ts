@@ -11,7 +11,7 @@ export type { SendGate, SendRule } from './live/send-gate.js';
 export { splitMarkdown } from './live/split-markdown.js';
 export { standardWebhooksSecretSchema } from './mapped/mapped-config.js';
 export { MATTERMOST_TEXT_LIMIT } from './mattermost/mattermost-channel.js';
-export { MediaGoneError, type MediaLocation } from './media/media-location.js';
+export { MediaGoneError, MediaHostRefused, type MediaLocation } from './media/media-location.js';
 export * from './registry.js';
 export { markdownToSlackMrkdwn } from './rich-text/slack-mrkdwn.js';
 export { markdownToTelegramHtml } from './rich-text/telegram-html.js';

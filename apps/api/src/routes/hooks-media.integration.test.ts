@@ -287,6 +287,30 @@ describe('images sent to a hook', () => {
     expect(slack.downloads).toBe(1);
   });
 
+  it('never sends the Slack bot token to a file host that is not Slack’s: the sender is told, nothing fetched', async () => {
+    const file = { ...slack.addFile(PNG, 'elsewhere.png', 'image/png') };
+    file.url_private_download = `${files.url}/small.png`; // another origin than the Slack API's
+    file.url_private = file.url_private_download;
+    const fetchedBefore = files.requests.length;
+    const ts = `1736942400.${String(++seq).padStart(6, '0')}`;
+    const body = slackMessageEvent(
+      { subtype: 'file_share', text: 'see this', ts, event_ts: ts, channel_type: 'im', channel: 'D0MEDIA', files: [file] },
+      { event_id: `Ev${seq}` },
+    );
+    const rawBody = JSON.stringify(body);
+    const res = await fetch(`${gateway.url}/hooks/team`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...slackSignedHeaders(SLACK_SECRET, rawBody, Date.now()) },
+      body: rawBody,
+    });
+    expect(res.status).toBe(200);
+    await eventually(
+      () => expect(slack.thread('D0MEDIA', ts).map((m) => m.text)).toEqual(['Sorry, I cannot fetch files from that address.']),
+      300,
+    );
+    expect(files.requests.length).toBe(fetchedBefore);
+  });
+
   it('answers politely, without the model, when a file is too big, even one that never ends', async () => {
     const calls = upstream.requests.length;
     const big = await ask('small', { text: 'big', attachments: [{ url: `${files.url}/big.png` }] });

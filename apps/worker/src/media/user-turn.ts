@@ -1,4 +1,4 @@
-import { MediaGoneError, type MediaLocation } from '@switchboard/channels';
+import { MediaGoneError, MediaHostRefused, type MediaLocation } from '@switchboard/channels';
 import { type ContentPart, type MediaRef, mediaPlaceholder } from '@switchboard/protocol';
 import { fileTypeFromBuffer } from 'file-type';
 import type { WorkerDeps } from '../deps.js';
@@ -71,6 +71,7 @@ async function fetchRef(
     location = await job.hook.locateMedia!(ref);
   } catch (err) {
     if (err instanceof MediaGoneError) throw new MediaRefusal('gone', 'the platform no longer has the file');
+    if (err instanceof MediaHostRefused) throw new MediaRefusal('private', err.message);
     throw err;
   }
   return deps.media.fetch(location, limits);

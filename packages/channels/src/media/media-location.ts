@@ -17,3 +17,8 @@ export type MediaLocation =
 export class MediaGoneError extends Error {
   override readonly name = 'MediaGoneError';
 }
+
+/** A file at an address the channel will not send its credentials to: the sender is told, no retry. */
+export class MediaHostRefused extends Error {
+  override readonly name = 'MediaHostRefused';
+}

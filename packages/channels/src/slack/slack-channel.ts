@@ -8,6 +8,7 @@ import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
+import { MediaHostRefused } from '../media/media-location.js';
 import { markdownToSlackMrkdwn } from '../rich-text/slack-mrkdwn.js';
 import { parseSlackEvent } from './parse-slack-event.js';
 import { checkSlackResult, judgeSlackAuthTest, slackErrorCode } from './slack-api-result.js';
@@ -81,8 +82,17 @@ export const slack = defineChannel({
     checkSlackResult(label, reply.json, secrets, retryAfterMs);
   },
 
-  /** A file's url_private(_download), fetched with the bot token as Slack requires (docs.slack.dev/messaging/working-with-files). */
-  media: { locate: async (ref, { config }) => ({ url: ref.ref, headers: { authorization: `Bearer ${config.botToken}` } }) },
+  /**
+   * A file's url_private(_download), fetched with the bot token as Slack requires
+   * (docs.slack.dev/messaging/working-with-files) — and only from Slack's file hosts (or the
+   * configured apiUrl's origin): the URL comes in an event, and the token goes nowhere else.
+   */
+  media: {
+    locate: async (ref, { config }) => {
+      if (!slackFileHost(ref.ref, config.apiUrl)) throw new MediaHostRefused('not a Slack file host');
+      return { url: ref.ref, headers: { authorization: `Bearer ${config.botToken}` } };
+    },
+  },
 
   /** `auth.test`: the cheapest call that proves the bot token is valid. */
   checkCredentials({ hook, config, http }) {
@@ -97,3 +107,18 @@ export const slack = defineChannel({
     return checkWith(call, (reply) => judgeSlackAuthTest(label, reply, [config.botToken, config.signingSecret]));
   },
 });
+
+/** Slack's own HTTPS file hosts (files.slack.com, slack-files.com, slack-edge.com), or the origin `apiUrl` names. */
+export function slackFileHost(url: string, apiUrl: string): boolean {
+  let file: URL;
+  try {
+    file = new URL(url);
+  } catch {
+    return false;
+  }
+  if (file.username || file.password) return false;
+  if (file.origin === new URL(apiUrl).origin) return true;
+  const host = file.hostname.toLowerCase();
+  const slack = ['slack.com', 'slack-files.com', 'slack-edge.com'].some((d) => host === d || host.endsWith(`.${d}`));
+  return slack && file.protocol === 'https:' && (file.port === '' || file.port === '443');
+}
