@@ -266,11 +266,11 @@ describe('images sent to a hook', () => {
     expect(telegram.downloads).toBe(downloads);
   });
 
-  it('answers a Slack file fetched from url_private_download with the bot token', async () => {
-    const file = slack.addFile(PNG, 'chart.png', 'image/png');
+  /** A direct message sharing `file` (a `file_share` message event), signed as Slack signs it. */
+  async function shareSlackFile(file: ReturnType<FakeSlack['addFile']>, text: string) {
     const ts = `1736942400.${String(++seq).padStart(6, '0')}`;
     const body = slackMessageEvent(
-      { subtype: 'file_share', text: 'see chart', ts, event_ts: ts, channel_type: 'im', channel: 'D0MEDIA', files: [file] },
+      { subtype: 'file_share', text, ts, event_ts: ts, channel_type: 'im', channel: 'D0MEDIA', files: [file] },
       { event_id: `Ev${seq}` },
     );
     const rawBody = JSON.stringify(body);
@@ -279,6 +279,12 @@ describe('images sent to a hook', () => {
       headers: { 'content-type': 'application/json', ...slackSignedHeaders(SLACK_SECRET, rawBody, Date.now()) },
       body: rawBody,
     });
+    return { res, ts };
+  }
+
+  it('answers a Slack file fetched from url_private_download with the bot token', async () => {
+    const file = slack.addFile(PNG, 'chart.png', 'image/png');
+    const { res, ts } = await shareSlackFile(file, 'see chart');
     expect(res.status).toBe(200);
     await eventually(
       () => expect(slack.thread('D0MEDIA', ts).map((m) => m.text)).toEqual([`saw: see chart | images: ${seen(PNG)} | earlier: `]),
@@ -292,17 +298,7 @@ describe('images sent to a hook', () => {
     file.url_private_download = `${files.url}/small.png`; // another origin than the Slack API's
     file.url_private = file.url_private_download;
     const fetchedBefore = files.requests.length;
-    const ts = `1736942400.${String(++seq).padStart(6, '0')}`;
-    const body = slackMessageEvent(
-      { subtype: 'file_share', text: 'see this', ts, event_ts: ts, channel_type: 'im', channel: 'D0MEDIA', files: [file] },
-      { event_id: `Ev${seq}` },
-    );
-    const rawBody = JSON.stringify(body);
-    const res = await fetch(`${gateway.url}/hooks/team`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...slackSignedHeaders(SLACK_SECRET, rawBody, Date.now()) },
-      body: rawBody,
-    });
+    const { res, ts } = await shareSlackFile(file, 'see this');
     expect(res.status).toBe(200);
     await eventually(
       () => expect(slack.thread('D0MEDIA', ts).map((m) => m.text)).toEqual(['Sorry, I cannot fetch files from that address.']),
