@@ -73,8 +73,7 @@ export function startEventSender(deps: WorkerDeps): { close(): Promise<void> } {
     deps.logger.warn('delivery event attempt failed', { event_id: job.id, attempt: job.attemptsMade, error: err.message });
   });
   worker.on('error', (err) => {
-    if (deps.redisWatch.down || deps.redis.status !== 'ready') deps.redisWatch.failed(err);
-    else deps.logger.warn('event sender error', { error: err.message });
+    deps.redisWatch.report(err, (e) => deps.logger.warn('event sender error', { error: e.message }));
   });
   return {
     async close() {

@@ -87,8 +87,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   );
   // While Redis is away every poll fails: those are the outage's, logged once (not one line each).
   worker.on('error', (err) => {
-    if (deps.redisWatch.down || deps.redis.status !== 'ready') deps.redisWatch.failed(err);
-    else deps.logger.warn('worker error', { error: err.message });
+    deps.redisWatch.report(err, (e) => deps.logger.warn('worker error', { error: e.message }));
   });
   const events = startEventSender(deps);
   const heartbeat = startHeartbeat(deps.workers, concurrency);

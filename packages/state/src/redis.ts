@@ -104,7 +104,23 @@ export interface StateLog {
 export interface RedisWatch {
   /** Reports a failure seen elsewhere (BullMQ's worker) as part of the same outage. */
   failed(err: Error): void;
+  /**
+   * Sorts an error from another connection to the same Redis (BullMQ's worker duplicates the
+   * client): part of the outage when the watched client is away, and so is a connection error
+   * (ECONNRESET, "Connection is closed") when the watched client notices the outage within
+   * `settleMs` (another connection can see the reset first); anything else goes to `otherwise`.
+   */
+  report(err: Error, otherwise: (err: Error) => void, settleMs?: number): void;
   readonly down: boolean;
+}
+
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH']);
+
+/** Whether `err` says a connection to Redis broke rather than that a command failed. */
+export function isConnectionError(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  return /\b(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)\b|Connection is closed/.test(err.message);
 }
 
 /**
@@ -115,10 +131,16 @@ export interface RedisWatch {
 export function watchRedis(redis: RedisClient, log: StateLog, outage = new OutageLog()): RedisWatch {
   const write = (line: OutageLine | null) => line && log[line.level](line.message, line.meta);
   const failed = (err: Error) => write(outage.failed(err.message));
+  const away = () => outage.down || redis.status !== 'ready';
   redis.on('error', failed);
   redis.on('ready', () => write(outage.recovered()));
   return {
     failed,
+    report(err, otherwise, settleMs = 1_000) {
+      if (away()) failed(err);
+      else if (!isConnectionError(err)) otherwise(err);
+      else setTimeout(() => (away() ? failed(err) : otherwise(err)), settleMs).unref();
+    },
     get down() {
       return outage.down;
     },
