@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
-import { createHub, type Hub } from '@switchboard/hub';
+import { createHubs, type ShardedHub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metrics';
 import { serviceUnavailable } from '@switchboard/protocol';
@@ -45,7 +45,7 @@ export interface AppDeps {
    * The hook pipeline once Redis answers, or a 503 `queue_unavailable`. It is made on first use,
    * so an API that starts while Redis is away never has BullMQ waiting on a dead connection.
    */
-  readyHub: () => Promise<Hub>;
+  readyHub: () => Promise<ShardedHub>;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
   /** Checks the hooks' credentials with their platforms; started by `startServer`. */
@@ -97,7 +97,7 @@ export function createDeps(
     }),
   );
   const cacheConfig = settings.config.cache;
-  let hub: Hub | undefined;
+  let hub: ShardedHub | undefined;
   const hooks = createHooks(settings.config.hooks);
   const channelStats = new ChannelStats(redis, keys);
   const channelChecks = new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
@@ -114,7 +114,7 @@ export function createDeps(
   const workers = new WorkerRegistry(redis, keys);
   const readyHub = async () => {
     if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-    hub ??= createHub(redis, settings);
+    hub ??= createHubs(redis, settings);
     return hub;
   };
   const deps: AppDeps = {

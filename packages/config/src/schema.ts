@@ -222,6 +222,22 @@ function checkToolGrants(
     }
   }
 }
+/** `worker.shards` names shards that exist (`redis.shards`). */
+function checkWorkerShards(
+  config: { redis: { shards: number }; worker: { shards?: number[] | undefined } },
+  context: z.RefinementCtx,
+) {
+  for (const [i, shard] of (config.worker.shards ?? []).entries()) {
+    if (shard >= config.redis.shards) {
+      context.addIssue({
+        code: 'custom',
+        path: ['worker', 'shards', i],
+        message: `there is no shard ${shard}: redis.shards is ${config.redis.shards} (shards 0 to ${config.redis.shards - 1})`,
+      });
+    }
+  }
+}
+
 /**
  * Who a hook's bot answers (docs/access.md). Set at all, it applies to every message whose channel
  * says where it was written (direct or group); without it, the hook answers everyone everywhere.
@@ -386,6 +402,12 @@ export const workerSchema = z.strictObject({
   metricsPort: z.int().min(1).max(65_535).optional(),
   /** The address `metricsPort` listens on. @defaultValue 127.0.0.1 */
   metricsHost: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The hook pipeline's shards (`redis.shards`, numbered from 0) this process consumes; unset:
+   * all of them. Every shard needs some worker. `concurrency` is spread over the shards consumed
+   * (at least one job at a time each).
+   */
+  shards: z.array(z.int().min(0)).min(1).optional(),
 });
 
 export const metricsSchema = z.strictObject({
@@ -549,7 +571,19 @@ export const configSchema = z
      * Redis Cluster: its seed nodes (`host:port`), instead of a `redis-cluster://` REDIS_URL. The
      * password, if any, stays in REDIS_URL (`redis://:password@…`).
      */
-    redis: z.strictObject({ cluster: z.array(z.string().min(3)).default([]) }).default({ cluster: [] }),
+    redis: z
+      .strictObject({
+        cluster: z.array(z.string().min(3)).default([]),
+        /**
+         * The hook pipeline's shards: each has its own hash tag and its own BullMQ queue, and a
+         * conversation belongs to one of them (a stable hash of its key), so on Redis Cluster the
+         * pipeline spreads over the masters (e.g. 16 for a cluster of up to about 5 masters). Fixed for a
+         * deployment: changing it moves conversations to other shards, away from their memory and
+         * unfinished jobs. With 1 every key keeps the name earlier releases wrote. @defaultValue 1
+         */
+        shards: z.int().min(1).max(256).default(1),
+      })
+      .default({ cluster: [], shards: 1 }),
     /**
      * `{ "<model id or requested name>": { "input": 2.5, "output": 10 } }`: price per million
      * prompt (`input`) and completion (`output`) tokens, for usage costs and `costPerMonth`
@@ -567,7 +601,8 @@ export const configSchema = z
       .record(z.string().regex(MCP_SERVER_NAME, 'MCP server names are letters, digits, "_" or "-" (≤ 32)'), mcpServerSchema)
       .default({}),
   })
-  .superRefine(checkToolGrants);
+  .superRefine(checkToolGrants)
+  .superRefine(checkWorkerShards);
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type RoutesConfig = z.infer<typeof configSchema>['routes'];

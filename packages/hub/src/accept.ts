@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { conversationKey, HOOK_MESSAGE_VERSION, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
-import type { Hub } from './hub.js';
+import type { HubShards } from './hub.js';
 import { retryJobOptions } from './retry-policy.js';
 
 export interface Accepted {
@@ -16,17 +16,19 @@ export interface Accepted {
  * it into the queue, when it is queued now.
  */
 export async function acceptMessage(
-  hub: Hub,
+  hubs: HubShards,
   hook: string,
   message: InboundMessage,
   now = Date.now(),
   /** The queuing span's `traceparent` (tracing on), carried in the job. */
   trace?: string,
 ): Promise<Accepted> {
-  const jobId = message.dedupeKey
-    ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}`
-    : randomUUID();
   const conversation = conversationKey(hook, message.conversation);
+  // The conversation's shard holds its line, memory and jobs; the id names the shard.
+  const hub = hubs.forConversation(conversation);
+  const jobId = hub.jobId(
+    message.dedupeKey ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}` : randomUUID(),
+  );
   const { outcome, parkMs } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
   if (outcome === 'duplicate') return { jobId, duplicate: true };
   const waits = parkMs > 0;

@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps.js';
  * 409 when the job waits for nothing (never did, decided already, finished) or its time is over.
  */
 export async function decideApproval(deps: AppDeps, hook: string, id: string, approve: boolean) {
-  const hub = await deps.readyHub();
+  const hub = (await deps.readyHub()).forJob(id);
   const view = await readJobView(hub, hook, id);
   if (!view) throw notFound(`There is no job '${id}' on this hook.`, 'job_not_found');
   const waiting = view.status === 'awaiting_approval' ? await hub.tools.awaiting(id) : null;

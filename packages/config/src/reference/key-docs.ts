@@ -193,6 +193,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'the address `worker.metricsPort` listens on (`0.0.0.0` in a container)',
   },
   {
+    keys: ['worker.shards'],
+    default: 'all',
+    meaning:
+      'the pipeline shards (`redis.shards`, numbered from 0) this worker process consumes, e.g. `[0, 1, 2, 3]`; every shard needs some worker; `concurrency` is spread over them (at least one job at a time each); see [Shards](scaling.md#shards)',
+  },
+  {
     keys: ['apiKeys'],
     default: '`[]`',
     meaning:
@@ -306,6 +312,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     default: '`[]`',
     meaning:
       'Redis Cluster seed nodes (`["10.0.0.1:7000", "10.0.0.2:7000"]`) instead of a `redis-cluster://` `REDIS_URL`; a password stays in `REDIS_URL`',
+  },
+  {
+    keys: ['redis.shards'],
+    default: '`1`',
+    meaning:
+      'how many shards the hook pipeline is split into (1–256), each with its own hash tag and BullMQ queue, a conversation always in the same one: on Redis Cluster they spread over the masters (e.g. `16`); fixed for a deployment (changing it moves conversations away from their memory and unfinished jobs); `1` keeps the key names of earlier releases; see [Shards](scaling.md#shards)',
   },
   {
     keys: ['pricing.<name>.input', 'pricing.<name>.output'],
