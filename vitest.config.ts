@@ -13,6 +13,7 @@ const scenario = [
   'apps/api/src/faults-sigterm.integration.test.ts',
   'apps/api/src/network-edges.integration.test.ts',
   'apps/api/src/redis-cluster.integration.test.ts',
+  'apps/api/src/redis-shards.integration.test.ts',
   'apps/api/src/scale-out.integration.test.ts',
   'apps/api/src/shutdown-bounds.integration.test.ts',
   'apps/api/src/sse-back-pressure.integration.test.ts',
