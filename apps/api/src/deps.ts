@@ -83,7 +83,7 @@ export function createDeps(
   const redis = createRedis(settings.redis);
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
-  const keys = stateKeys(settings.keyPrefix);
+  const keys = stateKeys(settings.redisPrefix, { cluster: settings.redis.mode === 'cluster' });
   const metrics = settings.config.metrics.enabled ? new Metrics('api') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.

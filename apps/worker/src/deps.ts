@@ -71,7 +71,7 @@ export function createWorkerDeps(
   const redis = createQueueRedis(settings.redis);
   const redisWatch = watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
-  const keys = stateKeys(settings.keyPrefix);
+  const keys = stateKeys(settings.redisPrefix, { cluster: settings.redis.mode === 'cluster' });
   const metrics = settings.config.metrics.enabled ? new Metrics('worker') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
