@@ -370,7 +370,10 @@ export const rateLimitSchema = z.strictObject({
 });
 
 export const workerSchema = z.strictObject({
-  /** Jobs one worker process runs at once. @defaultValue 4 */
+  /**
+   * Jobs one worker process runs at once. With several shards (`redis.shards`) it is spread over
+   * those the process consumes, at least one each (so never fewer than that many). @defaultValue 4
+   */
   concurrency: z.int().min(1).max(256).default(4),
   /** Attempts per message (answer and delivery together). @defaultValue 6 */
   attempts: z.int().min(1).max(50).default(6),

@@ -150,7 +150,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'a `/v1` user or a conversation counts as an active session this long after its last message',
   },
   { keys: ['hooks.<name>'], default: 'none', meaning: 'inbound webhooks, see [Channels](channels/README.md)' },
-  { keys: ['worker.concurrency'], default: '`4`', meaning: 'jobs one worker process runs at once' },
+  {
+    keys: ['worker.concurrency'],
+    default: '`4`',
+    meaning:
+      'jobs one worker process runs at once; with several shards spread over those it consumes, at least one each (so never fewer than that many)',
+  },
   {
     keys: ['worker.attempts'],
     default: '`6`',
