@@ -83,6 +83,12 @@ describe('loadSettings', () => {
     ['a misspelt key', { providers: { p: { type: 'openai', baseURL: 'http://x', models: ['m'] } } }, /providers\.p\.baseURL/],
     ['an unknown top-level key', { provider: {} }, /'provider'/],
     ['a slash in a provider name', { providers: { 'a/b': { type: 'openai', baseUrl: 'http://x', models: ['m'] } } }, /providers/],
+    [
+      'a worker shard the deployment does not have',
+      { redis: { shards: 4 }, worker: { shards: [1, 4] } },
+      /worker\.shards\.1: there is no shard 4/,
+    ],
+    ['a shard count of 0', { redis: { shards: 0 } }, /redis\.shards/],
   ])('stops with a message naming the bad key for %s', (_name, config, pattern) => {
     const path = file(`bad-${Math.random()}.json`, JSON.stringify(config));
     expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(ConfigError);
