@@ -37,10 +37,13 @@ export interface RunningWorker {
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const { concurrency, shutdownGraceMs } = deps.settings.config.worker;
   const shards = consumedShards(deps);
-  const perShard = Math.max(1, Math.ceil(concurrency / shards.length));
+  // The concurrency dealt out over the shards (the first ones take the remainder), at least one each.
+  const perShard = shards.map((_, i) =>
+    Math.max(1, Math.floor(concurrency / shards.length) + (i < concurrency % shards.length ? 1 : 0)),
+  );
   let running = 0;
-  const workers = shards.map((hub) =>
-    startShardWorker({ ...deps, hub }, perShard, {
+  const workers = shards.map((hub, i) =>
+    startShardWorker({ ...deps, hub }, perShard[i]!, {
       started: () => running++,
       ended: () => running--,
     }),
@@ -50,7 +53,11 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     for (const worker of workers) worker.cancelAllJobs('shutting down');
   };
   const events = startEventSender(deps);
-  const heartbeat = startHeartbeat(deps.workers, concurrency);
+  // What it really runs at once: with more shards than `concurrency`, one job each.
+  const heartbeat = startHeartbeat(
+    deps.workers,
+    perShard.reduce((sum, n) => sum + n, 0),
+  );
   deps.channelChecks.start();
   return {
     workers,
