@@ -22,7 +22,8 @@ import { type SpawnedProcess, spawnApiProcess, spawnLoggingWorkerProcess } from 
  * 3,000 messages of 300 conversations are each delivered once, in order, with the conversation's
  * memory, and no master carries more than 45 % of the commands (INFO commandstats before and
  * after). Then a master is SIGKILLed in the middle of a burst: its replica takes over, and every
- * message the API accepted is delivered, in order.
+ * message the API accepted (on its master and the replica: `redis.replicaAcks: 1`) is delivered,
+ * in order.
  */
 const TOKEN = 'shards-hook-token-0123456789';
 const SHARDS = 16;
@@ -66,7 +67,8 @@ beforeAll(async () => {
     defaultModel: 'up/m',
     providers: { up: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['m'] } },
     hooks: { ops: { type: 'generic', token: TOKEN, replyUrl: `${receiver.url}/in`, stream: false } },
-    redis: { shards: SHARDS },
+    // Accepted means on the master and its replica: the failover below may not lose it.
+    redis: { shards: SHARDS, replicaAcks: 1 },
     worker: { concurrency: 32, attempts: 10, backoffMs: 200, lockMs: 5_000 },
   });
   const env = { REDIS_URL: cluster.url, SWITCHBOARD_REDIS_PREFIX: prefix, SWITCHBOARD_CONFIG: config };
@@ -174,6 +176,8 @@ describe('the hub in 16 shards on a three-master Redis Cluster with replicas', (
     }
     expect(deliveries.filter((d) => accepted.has(d.id))).toHaveLength(TOTAL);
     expect(outOfOrder(first, accepted)).toEqual([]);
+    // Every accept found its shard's master and waited for its replica.
+    expect(api.output.filter((line) => line.includes('before its replicas confirmed it'))).toEqual([]);
 
     // The job view finds a job's shard from its id; /status counts every shard.
     const [someId, { from, seq }] = [...accepted][TOTAL - 1]!;

@@ -585,8 +585,15 @@ export const configSchema = z
          * unfinished jobs. With 1 every key keeps the name earlier releases wrote. @defaultValue 1
          */
         shards: z.int().min(1).max(256).default(1),
+        /**
+         * Accepting a hook message waits (Redis WAIT, at most 1 s) until this many replicas of its
+         * master have it, so a master killed right after the platform was answered loses nothing
+         * (replication is asynchronous otherwise). Only with replicas: none answering, the message
+         * is still accepted after the second, with a warning. @defaultValue 0
+         */
+        replicaAcks: z.int().min(0).max(5).default(0),
       })
-      .default({ cluster: [], shards: 1 }),
+      .default({ cluster: [], shards: 1, replicaAcks: 0 }),
     /**
      * `{ "<model id or requested name>": { "input": 2.5, "output": 10 } }`: price per million
      * prompt (`input`) and completion (`output`) tokens, for usage costs and `costPerMonth`

@@ -45,7 +45,7 @@ describe('acceptMessage', () => {
     fixture = createHubFixture();
     const first = await acceptMessage(fixture.hub, 'team', message('hi', 'C1:1736942400.000100'));
     const again = await acceptMessage(fixture.hub, 'team', message('hi', 'C1:1736942400.000100'));
-    expect(again).toEqual({ jobId: first.jobId, duplicate: true });
+    expect(again).toEqual({ jobId: first.jobId, duplicate: true, replicated: true });
     expect(await fixture.hub.queue.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 1, delayed: 0 });
   });
 
@@ -55,7 +55,7 @@ describe('acceptMessage', () => {
     // The API died after the claim, before BullMQ wrote the job.
     await (await fixture.hub.queue.getJob(first.jobId))?.remove();
     const again = await acceptMessage(fixture.hub, 'team', message('hi', 'event-1'));
-    expect(again).toEqual({ jobId: first.jobId, duplicate: false });
+    expect(again).toEqual({ jobId: first.jobId, duplicate: false, replicated: true });
     expect(await fixture.hub.queue.getJobState(first.jobId)).toBe('waiting');
     expect(await fixture.hub.redis.lrange(fixture.hub.keys.order(conversationKey('team', 'C1:judy')), 0, -1)).toEqual([
       first.jobId,

@@ -7,6 +7,8 @@ export interface Accepted {
   jobId: string;
   /** True when the platform sent this message before: nothing new was queued. */
   duplicate: boolean;
+  /** False when `replicaAcks` replicas did not confirm the job in time (it is queued on the master all the same). */
+  replicated: boolean;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function acceptMessage(
     message.dedupeKey ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}` : randomUUID(),
   );
   const { outcome, parkMs } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
-  if (outcome === 'duplicate') return { jobId, duplicate: true };
+  if (outcome === 'duplicate') return { jobId, duplicate: true, replicated: true };
   const waits = parkMs > 0;
 
   const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits, ...(trace ? { trace } : {}) };
@@ -44,5 +46,5 @@ export async function acceptMessage(
   });
   // Parked behind a message that may have finished while this one was being added.
   if (waits) await hub.order.wakeIfFirst(conversation, jobId);
-  return { jobId, duplicate: false };
+  return { jobId, duplicate: false, replicated: await hub.replicated() };
 }

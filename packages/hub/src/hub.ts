@@ -7,6 +7,7 @@ import { JobFeeds } from './job-feed.js';
 import { type HubKeys, hubKeys } from './keys.js';
 import { ConversationOrder } from './ordering.js';
 import { createInboundQueue } from './queues.js';
+import { waitForReplicas } from './replicas.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { shardBases, shardedJobId, shardOf, shardOfJob } from './shards.js';
 import { ToolLedger } from './tool-ledger.js';
@@ -25,6 +26,8 @@ export interface HubOptions extends RetryPolicy {
   shard?: { index: number; count: number };
   /** The delivery-events queue, when another shard made it (one queue serves every shard). */
   events?: DeliveryEvents;
+  /** Replicas that must have an accepted message before it counts as accepted (replicas.ts). @defaultValue 0 */
+  replicaAcks?: number;
 }
 
 /**
@@ -74,6 +77,15 @@ export class Hub implements HubShards {
     this.tools = new ToolLedger(this.redis, this.queue);
     this.feeds = new JobFeeds(this.redis, this.keys);
     this.events = options.events ?? new DeliveryEvents(redis, this.keys, this.retentionSeconds);
+  }
+
+  /**
+   * Whether `replicaAcks` replicas have every write this process made to this shard's master so
+   * far (true when none are asked for). Bounded: at most `REPLICA_WAIT_MS`.
+   */
+  replicated(): Promise<boolean> {
+    const wanted = this.options.replicaAcks ?? 0;
+    return wanted > 0 ? waitForReplicas(this.redis, this.keys.bullPrefix, wanted) : Promise.resolve(true);
   }
 
   get shards(): readonly Hub[] {
@@ -140,6 +152,7 @@ export function createHubs(redis: RedisClient, settings: Settings): ShardedHub {
       backoffMs: worker.backoffMs,
       orderRecheckMs: worker.orderRecheckMs,
       memory: { maxMessages: sessions.maxMessages, ttlSeconds: sessions.ttlSeconds },
+      replicaAcks: settings.config.redis.replicaAcks,
     },
     shardBases(settings),
   );

@@ -319,6 +319,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
       'Redis Cluster seed nodes (`["10.0.0.1:7000", "10.0.0.2:7000"]`) instead of a `redis-cluster://` `REDIS_URL`; a password stays in `REDIS_URL`',
   },
   {
+    keys: ['redis.replicaAcks'],
+    default: '`0`',
+    meaning:
+      "accepting a hook message waits (Redis `WAIT`, at most 1 s) until this many replicas of its master have it, so a master killed just after the platform's answer loses nothing; only with replicas (none answering: accepted after the second, with a warning); see [Shards](scaling.md#shards)",
+  },
+  {
     keys: ['redis.shards'],
     default: '`1`',
     meaning:
