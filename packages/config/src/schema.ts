@@ -375,6 +375,13 @@ export const workerSchema = z.strictObject({
    * those the process consumes, at least one each (so never fewer than that many). @defaultValue 4
    */
   concurrency: z.int().min(1).max(256).default(4),
+  /**
+   * Finished messages the queue keeps per shard, besides their age (completed 24 h, failed 7
+   * days): completed ones and failed ones, each up to this many; older ones are removed, and with
+   * them their job view. A platform's late repeat of a removed message is still recognised (its
+   * dedupe key, 24 h). @defaultValue 10000
+   */
+  keepJobs: z.int().min(10).max(10_000_000).default(10_000),
   /** Attempts per message (answer and delivery together). @defaultValue 6 */
   attempts: z.int().min(1).max(50).default(6),
   /** First retry delay; doubles each attempt. @defaultValue 500 */

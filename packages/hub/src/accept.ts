@@ -41,8 +41,9 @@ export async function acceptMessage(
     jobId,
     ...retryJobOptions(hub.options),
     ...(waits ? { delay: parkMs } : {}),
-    removeOnComplete: { age: retention },
-    removeOnFail: { age: retention * 7 },
+    // Bounded by age and by count (per shard): Redis memory levels off however busy the hub is.
+    removeOnComplete: { age: retention, count: hub.keepJobs },
+    removeOnFail: { age: retention * 7, count: hub.keepJobs },
   });
   // Parked behind a message that may have finished while this one was being added.
   if (waits) await hub.order.wakeIfFirst(conversation, jobId);

@@ -17,6 +17,8 @@ export interface HubOptions extends RetryPolicy {
   prefix: string;
   /** Seconds a finished job, a dedupe key and an idle line are kept. @defaultValue 86400 */
   retentionSeconds?: number;
+  /** Finished jobs kept per shard besides the age bound: completed ones, and failed ones apart. @defaultValue 10000 */
+  keepJobs?: number;
   memory: MemoryOptions;
   /** A parked message's first timer (see ordering.ts). */
   orderRecheckMs: number;
@@ -54,6 +56,8 @@ export class Hub implements HubShards {
   readonly feeds: JobFeeds;
   readonly events: DeliveryEvents;
   readonly retentionSeconds: number;
+  /** Completed jobs kept (and failed ones, apart) besides the age bound. */
+  readonly keepJobs: number;
   /** This shard's number (0 in a deployment of one shard). */
   readonly shard: number;
   readonly #shardCount: number;
@@ -65,6 +69,7 @@ export class Hub implements HubShards {
     this.keys = hubKeys(options.prefix);
     this.redis = withHubCommands(redis);
     this.retentionSeconds = options.retentionSeconds ?? 86_400;
+    this.keepJobs = options.keepJobs ?? 10_000;
     this.shard = options.shard?.index ?? 0;
     this.#shardCount = options.shard?.count ?? 1;
     this.queue = createInboundQueue(redis, this.keys);
@@ -153,6 +158,7 @@ export function createHubs(redis: RedisClient, settings: Settings): ShardedHub {
       orderRecheckMs: worker.orderRecheckMs,
       memory: { maxMessages: sessions.maxMessages, ttlSeconds: sessions.ttlSeconds },
       replicaAcks: settings.config.redis.replicaAcks,
+      keepJobs: worker.keepJobs,
     },
     shardBases(settings),
   );

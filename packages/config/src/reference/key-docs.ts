@@ -198,6 +198,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'the address `worker.metricsPort` listens on (`0.0.0.0` in a container)',
   },
   {
+    keys: ['worker.keepJobs'],
+    default: '`10000`',
+    meaning:
+      "finished messages kept per shard besides their age (completed 24 h, failed 7 days): completed ones and failed ones, each up to this many; older ones go, with their job view, so Redis memory levels off; a platform's late repeat of one is still recognised (its dedupe key, 24 h)",
+  },
+  {
     keys: ['worker.shards'],
     default: 'all',
     meaning:
