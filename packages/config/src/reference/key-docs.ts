@@ -416,7 +416,8 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
   {
     keys: ['hooks.<name>.media.audio'],
     default: 'none',
-    meaning: 'voice notes and audio transcribed by this `<provider>/<model>`; not built yet: answered as not taken',
+    meaning:
+      "voice notes and audio transcribed by this `<provider>/<model>` (one of a provider's `audioModels`); the transcript is the message's text",
   },
   {
     keys: ['hooks.<name>.media.documents'],
