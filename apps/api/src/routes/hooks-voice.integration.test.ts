@@ -15,6 +15,7 @@ import {
   TELEGRAM_SECRET_HEADER,
   telegramUpdate,
   transcriptionsHandler,
+  wavFile,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askHook } from '../test-support/ask-hook.js';
@@ -27,31 +28,6 @@ const TG_TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const TG_SECRET = 'tg-webhook-secret_voice';
 const SLACK_TOKEN = 'xoxb-0000000000-1111111111-voice';
 const SLACK_SECRET = 'slack-signing-secret-voice';
-
-/**
- * A short WAV file: the RIFF/WAVE header of 16-bit mono PCM at 8 kHz (the canonical 44-byte
- * layout, http://soundfile.sapp.org/doc/WaveFormat/) and `samples` samples of a ramp, so that
- * file-type sniffs it as audio/wav and two lengths give two digests.
- */
-function wav(samples: number): Buffer {
-  const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) data.writeInt16LE(((i * 37) % 2000) - 1000, i * 2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16); // PCM chunk size
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(8000, 24); // sample rate
-  header.writeUInt32LE(16_000, 28); // byte rate
-  header.writeUInt16LE(2, 32); // block align
-  header.writeUInt16LE(16, 34); // bits per sample
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
 
 let upstream: LocalServer;
 let refusing: LocalServer;
@@ -123,7 +99,7 @@ const transcriptions = () => upstream.requests.filter((r) => r.url.endsWith('/au
 
 describe('voice notes and audio sent to a hook', () => {
   it('transcribes a generic audio attachment with the hook’s audio model: the transcript is the turn, memory keeps [voice]', async () => {
-    const note = wav(4000);
+    const note = wavFile(4000);
     const from = `ada-${++seq}`;
     const first = await ask('voice', {
       from,
@@ -139,7 +115,7 @@ describe('voice notes and audio sent to a hook', () => {
   });
 
   it('meters the transcription as the hook’s usage, under the audio model', async () => {
-    const note = wav(1500);
+    const note = wavFile(1500);
     await ask('voice', { attachments: [{ data: note.toString('base64'), type: 'audio/wav' }] });
     await eventually(async () => {
       const res = await fetch(`${gateway.url}/admin/usage?group_by=model`, { headers: { authorization: `Bearer ${ADMIN}` } });
@@ -151,13 +127,13 @@ describe('voice notes and audio sent to a hook', () => {
   });
 
   it('answers the transcript with the caption on a streamed hook too', async () => {
-    const note = wav(2100);
+    const note = wavFile(2100);
     const view = await ask('live', { text: 'please', attachments: [{ data: note.toString('base64'), name: 'n.wav' }] });
     expect(view).toMatchObject({ status: 'completed', reply: `heard: please\n\n${fakeTranscript(note, 'n.wav')} | earlier: ` });
   });
 
   it('hears a Telegram voice note through getFile, and remembers it with its length: [voice 0:14]', async () => {
-    const note = wav(3000);
+    const note = wavFile(3000);
     const fileId = telegram.addFile(note);
     const chatId = 7_000 + ++seq;
     const send = (message: Record<string, unknown>) =>
@@ -184,7 +160,7 @@ describe('voice notes and audio sent to a hook', () => {
   });
 
   it('hears a Slack audio file fetched with the bot token', async () => {
-    const note = wav(2500);
+    const note = wavFile(2500);
     const file = slack.addFile(note, 'memo.wav', 'audio/wav');
     const ts = `1736942400.${String(++seq).padStart(6, '0')}`;
     const rawBody = JSON.stringify(
@@ -210,17 +186,17 @@ describe('voice notes and audio sent to a hook', () => {
 
   it('answers politely, without transcribing, when audio is off for the hook', async () => {
     const before = transcriptions().length;
-    const declared = await ask('mute', { attachments: [{ data: wav(100).toString('base64'), type: 'audio/wav' }] });
+    const declared = await ask('mute', { attachments: [{ data: wavFile(100).toString('base64'), type: 'audio/wav' }] });
     expect(declared).toMatchObject({ status: 'completed', attempts: 1 });
     expect(declared.reply).toBe('Sorry, I cannot listen to voice notes here; please send your question as text.');
     // Declared as nothing in particular: the bytes show it is audio.
-    const sniffed = await ask('mute', { attachments: [{ data: wav(100).toString('base64') }] });
+    const sniffed = await ask('mute', { attachments: [{ data: wavFile(100).toString('base64') }] });
     expect(sniffed.reply).toBe(declared.reply);
     expect(transcriptions().length).toBe(before);
   });
 
   it('answers politely, and completes, when the transcription fails', async () => {
-    const view = await ask('deaf', { attachments: [{ data: wav(100).toString('base64'), type: 'audio/wav' }] });
+    const view = await ask('deaf', { attachments: [{ data: wavFile(100).toString('base64'), type: 'audio/wav' }] });
     expect(view).toMatchObject({ status: 'completed', attempts: 1 });
     expect(view.reply).toBe('Sorry, I could not make out that voice note. Could you send it again, or type your question?');
     expect(refusing.requests.length).toBeGreaterThan(0);

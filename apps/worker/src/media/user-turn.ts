@@ -4,6 +4,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { WorkerDeps } from '../deps.js';
 import type { MessageJob } from '../message-job.js';
 import { MediaRefusal } from './download-media.js';
+import { readDocument } from './read-document.js';
 import type { MediaTakes, RefusedTurn } from './refusal-text.js';
 import { isAudioType, transcribeAudio } from './transcribe-audio.js';
 
@@ -13,19 +14,21 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 /**
  * The user's turn as the model sees it and as memory keeps it: the text alone, or — when the
  * message carries files — the text with each image as an `image_url` part (a data URL of the bytes,
- * their type sniffed from the bytes), each voice note as its transcript, while memory keeps
- * placeholders (`[image: receipt.jpg]`, `[voice 0:14] <transcript>`). A file the bot cannot use ends it: `refused`
+ * their type sniffed from the bytes), each voice note as its transcript and each document as its
+ * text, while memory keeps placeholders (`[image: receipt.jpg]`, `[voice 0:14] <transcript>`,
+ * `[document: q3.pdf, 12 pages] <first lines>`). A file the bot cannot use ends it: `refused`
  * names the problem.
  */
 export type UserTurn = { content: string | ContentPart[]; memo: string } | RefusedTurn;
 
-/** One file made usable: an image part, or text (a transcript) for the turn's text. */
+/** One file made usable: an image part, or text (a transcript, a document) for the turn's text. */
 type TakenFile = { image: ContentPart; memo: string } | { text: string; memo: string };
 
 interface TakeContext {
   takes: MediaTakes;
   audioModel: string | undefined;
   maxBytes: number;
+  maxDocumentChars: number;
   allowPrivateUrls: boolean;
   signal: AbortSignal;
 }
@@ -35,10 +38,10 @@ export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortS
   if (media.length === 0) return { content: text, memo: text };
   const config = job.hook.config.media;
   const context: TakeContext = {
-    // Documents are not read yet: a document is answered as one the bot cannot read.
-    takes: { images: config?.images ?? false, audio: config?.audio !== undefined, documents: false },
+    takes: { images: config?.images ?? false, audio: config?.audio !== undefined, documents: config?.documents ?? false },
     audioModel: config?.audio,
     maxBytes: config?.maxBytes ?? 20_000_000,
+    maxDocumentChars: config?.maxDocumentChars ?? 50_000,
     allowPrivateUrls: config?.allowPrivateUrls ?? false,
     signal,
   };
@@ -86,6 +89,12 @@ async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, contex
     const audio = { bytes, ref, mime: sniffed.mime, ext: sniffed.ext, model: context.audioModel };
     return transcribeAudio(deps, job, audio, context.signal);
   }
+  // Text, Markdown and CSV have no signature: only a file declared a document (or of no kind) is read as text.
+  const documentLike = sniffed?.mime === 'application/pdf' || (!sniffed && (ref.kind === 'document' || ref.kind === 'file'));
+  if (documentLike && takes.documents) {
+    return readDocument(bytes, ref, sniffed?.mime, { maxChars: context.maxDocumentChars, signal: context.signal });
+  }
+  if (documentLike && ref.kind === 'document') throw new MediaRefusal('documents-off', 'documents are off for this hook');
   throw new MediaRefusal('unsupported', 'not a kind of file this hook takes');
 }
 
