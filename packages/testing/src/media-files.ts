@@ -4,6 +4,12 @@ import { deflateSync } from 'node:zlib';
  * Small, valid files of the kinds a bot is sent, made in the test so each is known byte for byte.
  */
 
+/** A 1×1 PNG (67 bytes). */
+export const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 /**
  * A PDF of one page per entry of `pages`, each showing its text in Helvetica. The structure is the
  * one ISO 32000-1 (PDF 1.7) §7.5 lays down — header, body of indirect objects, cross-reference

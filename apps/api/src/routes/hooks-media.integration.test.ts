@@ -19,6 +19,7 @@ import {
   startOpenAIUpstream,
   streamAnthropicMessage,
   TELEGRAM_SECRET_HEADER,
+  TINY_PNG,
   telegramUpdate,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,11 +34,7 @@ const SLACK_TOKEN = 'xoxb-0000000000-1111111111-media';
 const SLACK_SECRET = 'slack-signing-secret-media';
 const SMALL_LIMIT = 1_000;
 
-/** A 1×1 PNG (the bytes decide the type: the worker sniffs them). */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = TINY_PNG;
 /** A PNG signature followed by enough bytes to pass the small hook's limit. */
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(5 * SMALL_LIMIT, 7)]);
 
