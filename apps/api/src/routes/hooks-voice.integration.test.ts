@@ -200,5 +200,10 @@ describe('voice notes and audio sent to a hook', () => {
     expect(view).toMatchObject({ status: 'completed', attempts: 1 });
     expect(view.reply).toBe('Sorry, I could not make out that voice note. Could you send it again, or type your question?');
     expect(refusing.requests.length).toBeGreaterThan(0);
+    // Our fault it is not: a warning, naming the model, never an error, never the audio.
+    const lines = worker.logs.filter((line) => line.includes('voice note not transcribed'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => JSON.parse(line).level === 'warn' && line.includes('deaf/whisper-1'))).toBe(true);
+    expect(worker.logs.some((line) => JSON.parse(line).level === 'error')).toBe(false);
   });
 });
