@@ -1,12 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Integration files that run after the rest, never beside `unit` or `integration` files
- * (docs/tests.md says why): they kill a worker and wait for another to take its job over once the
- * lock runs out, bound a shutdown or a time-out within seconds, count a platform's rate limit in
- * real time, take down private Redis servers, or load the machine on purpose. Beside the busy
- * parallel phase, their bounds would measure the neighbours. They run two at a time (each mostly
- * waits: a third of a core on average), but those in `alone`, below.
+ * Integration files that run alone, one at a time, after the rest (docs/tests.md says why): they
+ * kill a worker and wait for another to take its job over once the lock runs out, bound a
+ * shutdown or a time-out within seconds, count a platform's rate limit in real time, take down
+ * private Redis servers, or load the machine on purpose (5,000 messages, 32 MiB streams). Beside
+ * another file, their bounds would measure the neighbour.
  */
 const scenario = [
   'apps/api/src/api-processes.integration.test.ts',
@@ -31,22 +30,6 @@ const scenario = [
   'packages/state/src/send-limiter.integration.test.ts',
 ];
 
-/**
- * The `scenario` files that run last, one at a time, with the machine to themselves: those that
- * load it on purpose (5,000 messages through five processes, a 32 MiB stream); those that count a
- * platform's rate limit in real time at a tenth of its scale, whose 100 ms margin a neighbour
- * starting processes was seen to eat (a 429 beside api-processes and faults-sigterm); and Slack's
- * native stream, whose appends were seen to overlap when a neighbour slowed them (the thread showed
- * a piece twice: a bug of slack-live.ts under load, not of the test).
- */
-const alone = [
-  'apps/api/src/scale-out.integration.test.ts',
-  'apps/api/src/sse-back-pressure.integration.test.ts',
-  'apps/api/src/routes/hooks-live-telegram.integration.test.ts',
-  'packages/state/src/send-limiter.integration.test.ts',
-  'apps/api/src/routes/hooks-live-slack.integration.test.ts',
-];
-
 /** Fails a file that leaves process.env changed (the files of a worker share its process). */
 const ENV_GUARD = './vitest.env-guard.ts';
 
@@ -54,16 +37,16 @@ const ENV_GUARD = './vitest.env-guard.ts';
 const WORKERS = 2;
 
 /**
- * Four projects. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers on free ports,
+ * Three projects. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers on free ports,
  * each test under its own Redis key prefix, no fixed ports, no FLUSH) run side by side, two files
- * at a time. `scenario` runs after them, two files at a time, then `alone`, one file at a time.
+ * at a time. `scenario` runs after them, one file at a time, with the machine to itself.
  *
  * `unit` and `integration` files share their worker's module cache (`isolate: false`): loading the
  * workspace's modules again for each file cost about as much CPU as the tests themselves (measured
  * in docs/tests.md). It is safe because no file changes what another one would see: none sets an
  * environment variable or a global, mocks a module, or leaves fake timers on (each restores them).
- * `scenario` and `alone` files share one too: they kill and restart child processes and private
- * Redis servers, never anything in the test process.
+ * `scenario` files share one too, one file at a time: they kill and restart child processes and
+ * private Redis servers, never anything in the test process.
  */
 export default defineConfig({
   test: {
@@ -96,28 +79,15 @@ export default defineConfig({
         test: {
           name: 'scenario',
           include: scenario,
-          exclude: [...alone, '**/node_modules/**', '**/dist/**'],
-          // Two at a time, after `unit` and `integration` (groups run in order, each group with
-          // one worker count), each worker keeping its module cache: the files kill child
-          // processes and private Redis servers, never anything in the test process.
-          maxWorkers: WORKERS,
-          isolate: false,
-          setupFiles: [ENV_GUARD],
-          sequence: { groupOrder: 1 },
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
-        },
-      },
-      {
-        test: {
-          name: 'alone',
-          include: alone,
-          // Last, one at a time, with the machine to themselves.
           fileParallelism: false,
+          // One file at a time, in one process that keeps its module cache: loading the workspace
+          // again for each of the 20 files cost more than a third of the phase (docs/tests.md).
+          // The files kill child processes and private Redis servers, never anything in this process.
           maxWorkers: 1,
           isolate: false,
           setupFiles: [ENV_GUARD],
-          sequence: { groupOrder: 2 },
+          // After `unit` and `integration` (groups run in order; a group's files share its worker count).
+          sequence: { groupOrder: 1 },
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
