@@ -81,7 +81,7 @@ export default defineConfig({
           include: scenario,
           fileParallelism: false,
           // One file at a time, in one process that keeps its module cache: loading the workspace
-          // again for each of the 20 files cost more than a third of the phase (docs/tests.md).
+          // again for each of the 20 files cost a sixth of the phase (docs/tests.md).
           // The files kill child processes and private Redis servers, never anything in this process.
           maxWorkers: 1,
           isolate: false,
