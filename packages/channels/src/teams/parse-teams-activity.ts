@@ -2,6 +2,7 @@ import { unauthorized } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
+import { teamsMediaOf } from './teams-media.js';
 import { endorses, type TeamsToken } from './verify-teams-token.js';
 
 /** A Bot Framework activity. Loose: the schema is large and grows; only what is named is read. */
@@ -15,6 +16,18 @@ const messageSchema = z.looseObject({
   from: z.looseObject({ id: z.string().min(1), name: z.string().optional() }),
   recipient: z.looseObject({ id: z.string().min(1) }),
   text: z.string().default(''),
+  /** Files and cards; see teams-media.ts for the ones read. */
+  attachments: z
+    .array(
+      z.looseObject({
+        contentType: z.string(),
+        contentUrl: z.string().optional(),
+        name: z.string().optional(),
+        content: z.unknown().optional(),
+      }),
+    )
+    .max(50)
+    .default([]),
   entities: z
     .array(
       z.looseObject({
@@ -49,13 +62,15 @@ export function parseTeamsActivity(body: unknown, token: TeamsToken): Inbound {
   if (message.from.id === message.recipient.id) return { kind: 'answer', answer: okAnswer() };
   const text = withoutMentionsOf(message.recipient.id, message.text, message.entities);
   const type = message.conversation.conversationType;
-  if (text === '') return { kind: 'answer', answer: okAnswer() };
+  const media = teamsMediaOf(message.attachments, message.serviceUrl);
+  if (text === '' && media.length === 0) return { kind: 'answer', answer: okAnswer() };
   return {
     kind: 'message',
     message: {
       action: 'chat',
       text,
       from: message.from.id,
+      ...(media.length ? { media } : {}),
       ...(message.from.name ? { fromName: message.from.name } : {}),
       place: type === undefined || type === 'personal' ? 'direct' : 'group',
       // The bot is `recipient`; a mention of it is a `mention` entity naming that id.

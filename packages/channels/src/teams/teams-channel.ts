@@ -7,7 +7,8 @@ import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTeamsActivity } from './parse-teams-activity.js';
-import { forgetTeamsAccessToken, type TeamsApp, teamsAccessToken } from './teams-access-token.js';
+import { forgetTeamsAccessToken, teamsAccessToken, teamsApp } from './teams-access-token.js';
+import { locateTeamsFile } from './teams-media.js';
 import { verifyTeamsToken } from './verify-teams-token.js';
 
 /**
@@ -88,6 +89,9 @@ export const teams = defineChannel({
     );
   },
 
+  /** Files sent in a personal chat (pre-authenticated download URLs) and pasted images (with the Connector token on Microsoft hosts). */
+  media: { locate: locateTeamsFile },
+
   /** Asks for a Connector token: proves the app id and password. */
   async checkCredentials({ hook, config, http }) {
     try {
@@ -99,14 +103,3 @@ export const teams = defineChannel({
     }
   },
 });
-
-/** The app as the token endpoint knows it: Entra ID's endpoint for the tenant (multi-tenant: botframework.com) unless `tokenUrl` names one. */
-function teamsApp(
-  hook: string,
-  config: { appId: string; appPassword: string; tenantId?: string | undefined; tokenUrl?: string | undefined },
-  http: TeamsApp['http'],
-): TeamsApp {
-  const tenant = config.tenantId ?? 'botframework.com';
-  const tokenUrl = config.tokenUrl ?? `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`;
-  return { hook, appId: config.appId, appPassword: config.appPassword, tokenUrl, http };
-}
