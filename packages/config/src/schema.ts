@@ -306,6 +306,12 @@ export const hookCommonSchema = z.strictObject({
    * (`POST /hooks/<name>/jobs/<id>/approval`; generic hooks only so far). @defaultValue []
    */
   approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),
+  /**
+   * Who may answer an approval's buttons in the chat: platform user ids (Slack `U…`, Telegram's
+   * numeric id as a string). Empty: the person whose message asked for the call.
+   * @defaultValue [] (the person who asked)
+   */
+  approvers: z.array(z.string().min(1).max(64)).max(100).default([]),
   /** How long a call waits for approval; then it is denied. @defaultValue 600000 */
   approvalTimeoutMs: z.int().min(1_000).max(86_400_000).default(600_000),
 });

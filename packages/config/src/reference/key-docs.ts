@@ -467,6 +467,12 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
       'granted tools that run only once approved with `POST /hooks/<name>/jobs/<id>/approval` (generic hooks only so far), see [Tools](tools.md#approvals)',
   },
   {
+    keys: ['hooks.<name>.approvers'],
+    default: '`[]`: the person who asked',
+    meaning:
+      'platform user ids (Slack `U…`, Telegram ids as strings) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
+  },
+  {
     keys: ['hooks.<name>.approvalTimeoutMs'],
     default: '`600000`',
     meaning: 'how long a call waits for approval (no worker slot held); then it is denied',
