@@ -1,15 +1,20 @@
 import {
   eventually,
   type FakeSlack,
+  type FakeTelegram,
   type SlackMessage,
   slackButtonClick,
   slackInteractionBody,
   slackMessageEvent,
   slackSignedHeaders,
   startFakeSlack,
+  startFakeTelegram,
   startTestMcpHttpServer,
+  TELEGRAM_SECRET_HEADER,
+  type TelegramMessage,
   type TestMcpHttpServer,
   type ToolTurn,
+  telegramUpdate,
   toolCallingModel,
   toolMessages,
 } from '@switchboard/testing';
@@ -19,23 +24,32 @@ import { type LiveHarness, startLiveHarness } from '../test-support/start-live-h
 /**
  * Approve / Deny in the chat, end to end: the real API and worker, a model asking for a tool that
  * needs approval, the test MCP server (Streamable HTTP) counting the tickets it creates, and the
- * Slack fake, which keeps the buttons the bot posts; the clicks are what Slack sends (a signed
- * `block_actions` form).
+ * Slack and Telegram fakes, which keep the buttons the bot posts and make the clicks the platforms
+ * send (Slack's signed `block_actions` form, Telegram's `callback_query` update).
  */
 const MCP_TOKEN = 'mcp-bearer-secret-approvals-01';
 const SLACK_SECRET = 'slack-signing-secret-approvals';
 const SLACK_TOKEN = 'xoxb-approvals-bot-token-0123';
+const TG_TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+const TG_SECRET = 'tg-webhook-secret_approvals';
 const ASKER = 'U0456';
 const OTHER = 'U0999';
+const TG_ASKER = { id: 4242, is_bot: false, first_name: 'Ada' };
+const TG_OTHER = { id: 5151, is_bot: false, first_name: 'Mallory' };
 
 const ticket = (title: string): ToolTurn[] => [[{ name: 'remote__create_ticket', arguments: { title } }]];
 
 let harness: LiveHarness;
 let slack: FakeSlack;
+let telegram: FakeTelegram;
 let mcp: TestMcpHttpServer;
 
 beforeAll(async () => {
-  [slack, mcp] = await Promise.all([startFakeSlack({ botToken: SLACK_TOKEN }), startTestMcpHttpServer({ token: MCP_TOKEN })]);
+  [slack, telegram, mcp] = await Promise.all([
+    startFakeSlack({ botToken: SLACK_TOKEN }),
+    startFakeTelegram({ botToken: TG_TOKEN }),
+    startTestMcpHttpServer({ token: MCP_TOKEN }),
+  ]);
   const common = { tools: ['remote'], approve: ['remote/create_ticket'] };
   harness = await startLiveHarness({
     model: toolCallingModel((prompt) => ticket(prompt)),
@@ -50,6 +64,15 @@ beforeAll(async () => {
         ...common,
         approvalTimeoutMs: 1_000,
       },
+      tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, ...common },
+      tgBoss: {
+        type: 'telegram',
+        botToken: TG_TOKEN,
+        secretToken: TG_SECRET,
+        apiUrl: telegram.url,
+        ...common,
+        approvers: [String(TG_OTHER.id)],
+      },
     },
   });
   harness.startWorker();
@@ -57,7 +80,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await Promise.all([slack?.close(), mcp?.close()]);
+  await Promise.all([slack?.close(), telegram?.close(), mcp?.close()]);
 });
 
 const made = (title: string) => mcp.tickets.filter((t) => t === title).length;
@@ -198,6 +221,106 @@ describe('approvals with Slack buttons', () => {
   });
 });
 
+describe('approvals with a Telegram inline keyboard', () => {
+  let seq = 0;
+  async function ask(hook: string, text: string, chatId: number): Promise<{ question: TelegramMessage; jobId: string }> {
+    seq++;
+    const body = telegramUpdate(
+      { text, message_id: seq, from: TG_ASKER, chat: { id: chatId, type: 'private', first_name: 'Ada' } },
+      { update_id: 910_000 + seq },
+    );
+    expect((await harness.post(hook, JSON.stringify(body), { [TELEGRAM_SECRET_HEADER]: TG_SECRET })).status).toBe(200);
+    const question = await eventually(
+      () => {
+        const found = telegram.chat(chatId).find((m) => m.reply_markup?.inline_keyboard.length);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      400,
+      25,
+    );
+    const [, ref] = callbackData(question, 'Approve').split(' ');
+    const jobId = `${hook}-${ref}`;
+    await eventually(async () => expect(await jobState(jobId)).toBe('delayed'), 400, 25);
+    return { question: structuredClone(question), jobId };
+  }
+  const press = (
+    hook: string,
+    chatId: number,
+    question: TelegramMessage,
+    label: string,
+    from: typeof TG_ASKER,
+    secret = TG_SECRET,
+  ) =>
+    harness.post(hook, JSON.stringify(telegram.pressButton(chatId, question.message_id, callbackData(question, label), from)), {
+      [TELEGRAM_SECRET_HEADER]: secret,
+    });
+
+  it('Approve runs the tool once, the message is edited to say who approved, and a replayed press changes nothing', async () => {
+    const chatId = 7101;
+    const { question, jobId } = await ask('tg', 'telegram approve', chatId);
+    expect(question.text).toBe('May I run create_ticket with {"title":"telegram approve"}?');
+    // callback_data holds the job's short id and the call's key, within Telegram's 64 bytes.
+    expect(Buffer.byteLength(callbackData(question, 'Approve'))).toBeLessThanOrEqual(64);
+
+    const update = telegram.pressButton(chatId, question.message_id, callbackData(question, 'Approve'), TG_ASKER);
+    expect((await harness.post('tg', JSON.stringify(update), { [TELEGRAM_SECRET_HEADER]: TG_SECRET })).status).toBe(200);
+    await eventually(
+      () =>
+        expect(telegram.chat(chatId).map((m) => m.text)).toContain(
+          `tools said: ticket #${mcp.tickets.length} created: telegram approve`,
+        ),
+      400,
+      25,
+    );
+    expect(made('telegram approve')).toBe(1);
+    const edited = telegram.chat(chatId).find((m) => m.message_id === question.message_id)!;
+    expect(edited.text).toBe('✅ Ada approved create_ticket with {"title":"telegram approve"}.');
+    expect(edited.reply_markup).toBeUndefined();
+    expect(telegram.callbackAnswers.at(-1)).toEqual({ callback_query_id: update.callback_query.id, text: 'Approved' });
+    await eventually(async () => expect(await jobState(jobId)).toBe('completed'));
+
+    // Telegram delivering the same update again: nothing changes.
+    expect((await harness.post('tg', JSON.stringify(update), { [TELEGRAM_SECRET_HEADER]: TG_SECRET })).status).toBe(200);
+    expect(made('telegram approve')).toBe(1);
+    expect(telegram.chat(chatId).find((m) => m.message_id === question.message_id)!.text).toBe(edited.text);
+  });
+
+  it('refuses a press without the secret token (401) and one by someone else (a quiet answer to them); Deny gives the model the denial', async () => {
+    const chatId = 7102;
+    const { question, jobId } = await ask('tg', 'telegram deny', chatId);
+
+    expect((await press('tg', chatId, question, 'Approve', TG_ASKER, 'wrong-secret')).status).toBe(401);
+    expect((await press('tg', chatId, question, 'Approve', TG_OTHER)).status).toBe(200);
+    await eventually(() => expect(telegram.callbackAnswers.at(-1)?.text).toMatch(/^Only the person who asked/));
+    expect(await jobState(jobId)).toBe('delayed');
+    expect(telegram.chat(chatId).find((m) => m.message_id === question.message_id)!.reply_markup).toBeDefined();
+
+    expect((await press('tg', chatId, question, 'Deny', TG_ASKER)).status).toBe(200);
+    await eventually(
+      () =>
+        expect(telegram.chat(chatId).map((m) => m.text)).toContain(
+          'tools said: Error: the call was denied by the person asked to approve it.',
+        ),
+      400,
+      25,
+    );
+    expect(made('telegram deny')).toBe(0);
+    expect(telegram.chat(chatId).find((m) => m.message_id === question.message_id)!.text).toMatch(/^❌ Ada denied create_ticket/);
+  });
+
+  it('counts only the configured approvers: the asker is refused, the approver decides', async () => {
+    const chatId = 7103;
+    const { question } = await ask('tgBoss', 'telegram boss', chatId);
+    expect((await press('tgBoss', chatId, question, 'Approve', TG_ASKER)).status).toBe(200);
+    await eventually(() => expect(telegram.callbackAnswers.at(-1)?.text).toMatch(/^Only the person who asked/));
+    expect(made('telegram boss')).toBe(0);
+    expect((await press('tgBoss', chatId, question, 'Approve', TG_OTHER)).status).toBe(200);
+    await eventually(() => expect(made('telegram boss')).toBe(1), 400, 25);
+    expect(telegram.chat(chatId).find((m) => m.message_id === question.message_id)!.text).toMatch(/^✅ Mallory approved/);
+  });
+});
+
 function hasButtons(message: SlackMessage): boolean {
   return (message.blocks ?? []).some((b) => (b as { type: string }).type === 'actions');
 }
@@ -207,4 +330,10 @@ function buttonValue(message: SlackMessage): string {
     elements: { value: string }[];
   };
   return actions.elements[0]!.value;
+}
+
+function callbackData(message: TelegramMessage, label: string): string {
+  const button = message.reply_markup?.inline_keyboard.flat().find((b) => b.text === label);
+  if (!button || !('callback_data' in button)) throw new Error(`no '${label}' button`);
+  return button.callback_data;
 }
