@@ -1,5 +1,11 @@
 import {
+  type DiscordPost,
+  discordButtonPress,
+  discordCommand,
+  discordKeys,
+  discordSignedHeaders,
   eventually,
+  type FakeDiscord,
   type FakeSlack,
   type FakeTelegram,
   type SlackMessage,
@@ -7,6 +13,7 @@ import {
   slackInteractionBody,
   slackMessageEvent,
   slackSignedHeaders,
+  startFakeDiscord,
   startFakeSlack,
   startFakeTelegram,
   startTestMcpHttpServer,
@@ -36,6 +43,10 @@ const ASKER = 'U0456';
 const OTHER = 'U0999';
 const TG_ASKER = { id: 4242, is_bot: false, first_name: 'Ada' };
 const TG_OTHER = { id: 5151, is_bot: false, first_name: 'Mallory' };
+const DISCORD_APP = '1100000000000000001';
+const DISCORD_KEYS = discordKeys();
+const DC_ASKER = { id: '800000000000000003', username: 'ada', global_name: 'Ada' };
+const DC_OTHER = { id: '800000000000000099', username: 'mallory', global_name: 'Mallory' };
 
 const ticket = (title: string): ToolTurn[] => [[{ name: 'remote__create_ticket', arguments: { title } }]];
 
@@ -43,12 +54,14 @@ let harness: LiveHarness;
 let slack: FakeSlack;
 let telegram: FakeTelegram;
 let mcp: TestMcpHttpServer;
+let discord: FakeDiscord;
 
 beforeAll(async () => {
-  [slack, telegram, mcp] = await Promise.all([
+  [slack, telegram, mcp, discord] = await Promise.all([
     startFakeSlack({ botToken: SLACK_TOKEN }),
     startFakeTelegram({ botToken: TG_TOKEN }),
     startTestMcpHttpServer({ token: MCP_TOKEN }),
+    startFakeDiscord({ applicationId: DISCORD_APP }),
   ]);
   const common = { tools: ['remote'], approve: ['remote/create_ticket'] };
   harness = await startLiveHarness({
@@ -63,6 +76,14 @@ beforeAll(async () => {
         apiUrl: slack.apiUrl,
         ...common,
         approvalTimeoutMs: 1_000,
+      },
+      dc: {
+        type: 'discord',
+        publicKey: DISCORD_KEYS.publicKeyHex,
+        applicationId: DISCORD_APP,
+        apiUrl: discord.apiUrl,
+        stream: false,
+        ...common,
       },
       tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, ...common },
       tgBoss: {
@@ -80,7 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await Promise.all([slack?.close(), telegram?.close(), mcp?.close()]);
+  await Promise.all([slack?.close(), telegram?.close(), mcp?.close(), discord?.close()]);
 });
 
 const made = (title: string) => mcp.tickets.filter((t) => t === title).length;
@@ -318,6 +339,93 @@ describe('approvals with a Telegram inline keyboard', () => {
     expect((await press('tgBoss', chatId, question, 'Approve', TG_OTHER)).status).toBe(200);
     await eventually(() => expect(made('telegram boss')).toBe(1), 400, 25);
     expect(telegram.chat(chatId).find((m) => m.message_id === question.message_id)!.text).toMatch(/^✅ Mallory approved/);
+  });
+});
+
+describe('approvals with Discord buttons', () => {
+  let seq = 0;
+  /** Signed as Discord signs interactions (Ed25519 over timestamp + body). */
+  const send = (body: unknown, privateKey = DISCORD_KEYS.privateKey) => {
+    const raw = JSON.stringify(body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return harness.post('dc', raw, discordSignedHeaders(privateKey, Buffer.from(raw), timestamp));
+  };
+  async function ask(text: string): Promise<{ question: DiscordPost; jobId: string; token: string }> {
+    seq++;
+    const token = `approvals-interaction-${seq}`;
+    discord.interaction(token);
+    const command = discordCommand({
+      id: `13294812345699${String(seq).padStart(5, '0')}`,
+      token,
+      data: { id: '1200000000000000004', name: 'ask', type: 1, options: [{ name: 'prompt', type: 3, value: text }] },
+    });
+    const res = await send(command);
+    expect(await res.json()).toEqual({ type: 5 });
+    const question = await eventually(
+      () => {
+        const found = discord.responses(token).find((p) => p.components?.length);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      400,
+      25,
+    );
+    const [, ref] = discordButtonPress(question, 'Approve', DC_ASKER).data.custom_id.split(' ');
+    const jobId = `dc-${ref}`;
+    await eventually(async () => expect(await jobState(jobId)).toBe('delayed'), 400, 25);
+    return { question: structuredClone(question), jobId, token };
+  }
+
+  it('Approve answers the press with the question rewritten (type 7, no buttons), runs the tool once, and the model gets its result', async () => {
+    const { question, jobId, token } = await ask('discord approve');
+    expect(question.content).toBe('May I run **create_ticket** with `{"title":"discord approve"}`?');
+
+    const res = await send(discordButtonPress(question, 'Approve', DC_ASKER));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      type: 7,
+      data: {
+        content: '✅ **Ada** approved **create_ticket** with `{"title":"discord approve"}`.',
+        components: [],
+        allowed_mentions: { parse: [] },
+      },
+    });
+    await eventually(
+      () =>
+        expect(discord.responses(token)[0]!.content).toBe(`tools said: ticket #${mcp.tickets.length} created: discord approve`),
+      400,
+      25,
+    );
+    expect(made('discord approve')).toBe(1);
+    await eventually(async () => expect(await jobState(jobId)).toBe('completed'));
+
+    // Pressed again after the decision: only the presser is told, nothing changes.
+    const again = await send(discordButtonPress(question, 'Approve', DC_ASKER));
+    expect((await again.json()).data).toMatchObject({ flags: 64, content: expect.stringMatching(/not waiting/) });
+    expect(made('discord approve')).toBe(1);
+  });
+
+  it('refuses a forged press (401) and a stranger’s press (ephemeral, nothing changes); Deny gives the model the denial', async () => {
+    const { question, jobId, token } = await ask('discord deny');
+    expect((await send(discordButtonPress(question, 'Approve', DC_ASKER), discordKeys().privateKey)).status).toBe(401);
+    const stranger = await send(discordButtonPress(question, 'Approve', DC_OTHER));
+    expect(await stranger.json()).toEqual({
+      type: 4,
+      data: { content: 'Only the person who asked, or an approver of this bot, may decide on this call.', flags: 64 },
+    });
+    expect(await jobState(jobId)).toBe('delayed');
+
+    const deny = await send(discordButtonPress(question, 'Deny', DC_ASKER));
+    expect((await deny.json()).data.content).toMatch(/^❌ \*\*Ada\*\* denied \*\*create_ticket\*\*/);
+    await eventually(
+      () =>
+        expect(discord.responses(token)[0]!.content).toBe(
+          'tools said: Error: the call was denied by the person asked to approve it.',
+        ),
+      400,
+      25,
+    );
+    expect(made('discord deny')).toBe(0);
   });
 });
 

@@ -111,3 +111,15 @@ export function readButtonPayload(value: string): { jobRef: string; key: string 
   const match = /^([A-Za-z0-9_-]{1,64}) (\d{1,3}:\d{1,4})$/.exec(value);
   return match ? { jobRef: match[1]!, key: match[2]! } : null;
 }
+
+/** `y|n <jobRef> <key>`: a button that carries its choice too (Telegram's callback_data, Discord's custom_id). */
+export function choicePayload(approve: boolean, question: Pick<ApprovalQuestion, 'jobRef' | 'key'>): string {
+  return `${approve ? 'y' : 'n'} ${buttonPayload(question)}`;
+}
+
+/** What a `choicePayload` button carried, or null when it is not one of ours. */
+export function readChoicePayload(value: string): Pick<ApprovalClick, 'jobRef' | 'key' | 'approve'> | null {
+  const match = /^([yn]) (.+)$/.exec(value);
+  const target = match ? readButtonPayload(match[2]!) : null;
+  return match && target ? { ...target, approve: match[1] === 'y' } : null;
+}

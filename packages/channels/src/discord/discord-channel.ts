@@ -9,6 +9,7 @@ import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { checkDiscordReply } from './discord-api-result.js';
 import { judgeDiscordApplication } from './discord-application.js';
+import { discordApprovals } from './discord-approvals.js';
 import { discordLive } from './discord-live.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
@@ -57,6 +58,8 @@ export const discord = defineChannel({
   },
 
   live: { open: discordLive },
+
+  approvals: discordApprovals,
 
   /** One interaction's webhook is one rate-limit bucket; its token is hashed out of the key. */
   sendTarget(message, config) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buttonPayload, outcomeText, questionText, readButtonPayload, refusalText } from '../approvals/approval.js';
+import { choicePayload, outcomeText, questionText, readChoicePayload, refusalText } from '../approvals/approval.js';
 import type { ApprovalSide, DeliveryContext, Inbound } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { okAnswer, parseWith } from '../inbound.js';
@@ -41,15 +41,13 @@ const replyToSchema = z.object({ chat_id: z.int(), message_id: z.int().optional(
 /** A verified update carrying a `callback_query`: a press of our Approve / Deny, or another button, acknowledged. */
 export function parseTelegramCallback(body: unknown): Inbound {
   const { callback_query: query } = parseWith(callbackQuerySchema, body);
-  const match = /^([yn]) (.+)$/.exec(query.data ?? '');
-  const target = match ? readButtonPayload(match[2]!) : null;
-  if (!match || !target || !query.message) return { kind: 'answer', answer: okAnswer() };
+  const choice = readChoicePayload(query.data ?? '');
+  if (!choice || !query.message) return { kind: 'answer', answer: okAnswer() };
   return {
     kind: 'click',
     click: {
-      ...target,
+      ...choice,
       jobId: '',
-      approve: match[1] === 'y',
       user: String(query.from.id),
       userName: query.from.first_name ?? query.from.username ?? String(query.from.id),
       prompt: { chat_id: query.message.chat.id, message_id: query.message.message_id },
@@ -71,8 +69,8 @@ export const telegramApprovals: ApprovalSide<TelegramApprovalConfig> = {
     if (!where.success)
       throw new DeliveryError(`Hook '${context.hook}': Telegram sendMessage: the job holds no Telegram chat`, false);
     const { chat_id, message_id, message_thread_id } = where.data;
-    const button = (text: string, choice: 'y' | 'n') => {
-      const data = `${choice} ${buttonPayload(question)}`;
+    const button = (text: string, approve: boolean) => {
+      const data = choicePayload(approve, question);
       if (Buffer.byteLength(data) > CALLBACK_DATA_BYTES)
         throw new DeliveryError(`Hook '${context.hook}': Telegram callback_data over ${CALLBACK_DATA_BYTES} bytes`, false);
       return { text, callback_data: data };
@@ -81,7 +79,7 @@ export const telegramApprovals: ApprovalSide<TelegramApprovalConfig> = {
       chat_id,
       ...(message_thread_id === undefined ? {} : { message_thread_id }),
       ...(message_id === undefined ? {} : { reply_parameters: { message_id, allow_sending_without_reply: true } }),
-      reply_markup: { inline_keyboard: [[button('Approve', 'y'), button('Deny', 'n')]] },
+      reply_markup: { inline_keyboard: [[button('Approve', true), button('Deny', false)]] },
     };
     const sent = await sendTelegramMarkdown(client(context), 'sendMessage', body, questionText(question));
     return { chat_id, message_id: Number(sentMessageId(sent, context.config.botToken)) };
