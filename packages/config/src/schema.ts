@@ -303,7 +303,7 @@ export const hookCommonSchema = z.strictObject({
   maxToolSteps: z.int().min(1).max(64).default(8),
   /**
    * Granted tools (`"<server>/<tool>"` or `"<server>"`) that run only once approved
-   * (Approve / Deny buttons in Slack, Telegram and Discord; `POST /hooks/<name>/jobs/<id>/approval` on generic
+   * (Approve / Deny buttons in Slack, Telegram, Discord and Teams; `POST /hooks/<name>/jobs/<id>/approval` on generic
    * and mapped hooks). @defaultValue []
    */
   approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),

@@ -5,6 +5,7 @@ import {
   discordKeys,
   discordSignedHeaders,
   eventually,
+  type FakeBotFramework,
   type FakeDiscord,
   type FakeSlack,
   type FakeTelegram,
@@ -13,14 +14,18 @@ import {
   slackInteractionBody,
   slackMessageEvent,
   slackSignedHeaders,
+  startFakeBotFramework,
   startFakeDiscord,
   startFakeSlack,
   startFakeTelegram,
   startTestMcpHttpServer,
+  TEAMS_APP_ID,
   TELEGRAM_SECRET_HEADER,
   type TelegramMessage,
   type TestMcpHttpServer,
   type ToolTurn,
+  teamsCardSubmit,
+  teamsMessageActivity,
   telegramUpdate,
   toolCallingModel,
   toolMessages,
@@ -55,13 +60,18 @@ let slack: FakeSlack;
 let telegram: FakeTelegram;
 let mcp: TestMcpHttpServer;
 let discord: FakeDiscord;
+let teams: FakeBotFramework;
+const TEAMS_PASSWORD = 'teams-app-password-approvals';
+const TEAMS_ASKER = { id: '29:1ada-asker', name: 'Ada Lovelace' };
+const TEAMS_OTHER = { id: '29:1mallory-other', name: 'Mallory' };
 
 beforeAll(async () => {
-  [slack, telegram, mcp, discord] = await Promise.all([
+  [slack, telegram, mcp, discord, teams] = await Promise.all([
     startFakeSlack({ botToken: SLACK_TOKEN }),
     startFakeTelegram({ botToken: TG_TOKEN }),
     startTestMcpHttpServer({ token: MCP_TOKEN }),
     startFakeDiscord({ applicationId: DISCORD_APP }),
+    startFakeBotFramework({ appId: TEAMS_APP_ID, appPassword: TEAMS_PASSWORD }),
   ]);
   const common = { tools: ['remote'], approve: ['remote/create_ticket'] };
   harness = await startLiveHarness({
@@ -85,6 +95,14 @@ beforeAll(async () => {
         stream: false,
         ...common,
       },
+      ms: {
+        type: 'teams',
+        appId: TEAMS_APP_ID,
+        appPassword: TEAMS_PASSWORD,
+        openIdMetadataUrl: `${teams.url}${teams.metadataPath}`,
+        tokenUrl: `${teams.url}${teams.tokenPath}`,
+        ...common,
+      },
       tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, ...common },
       tgBoss: {
         type: 'telegram',
@@ -101,7 +119,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await Promise.all([slack?.close(), telegram?.close(), mcp?.close(), discord?.close()]);
+  await Promise.all([slack?.close(), telegram?.close(), mcp?.close(), discord?.close(), teams?.close()]);
 });
 
 const made = (title: string) => mcp.tickets.filter((t) => t === title).length;
@@ -426,6 +444,81 @@ describe('approvals with Discord buttons', () => {
       25,
     );
     expect(made('discord deny')).toBe(0);
+  });
+});
+
+describe('approvals with a Teams Adaptive Card', () => {
+  let seq = 0;
+  const serviceUrl = () => `${teams.url}/`;
+  const send = async (body: unknown, token?: string) =>
+    harness.post('ms', JSON.stringify(body), { authorization: `Bearer ${token ?? (await teams.sign(serviceUrl()))}` });
+  async function ask(text: string) {
+    seq++;
+    const conversation = `19:approvals${seq}@thread.tacv2`;
+    const message = teamsMessageActivity(serviceUrl(), {
+      id: `17369425${String(seq).padStart(5, '0')}`,
+      text: `<at>Switchboard</at> ${text}`,
+      from: TEAMS_ASKER,
+      conversation: { id: conversation, conversationType: 'channel' },
+    });
+    expect((await send(message)).status).toBe(200);
+    const card = await eventually(
+      () => {
+        const found = teams.replies.find((r) => r.conversationId === conversation && r.attachments?.length);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      400,
+      25,
+    );
+    const data = (teamsCardSubmit(serviceUrl(), card, 'Approve', TEAMS_ASKER, 'x').value as { switchboard: string }).switchboard;
+    const jobId = `ms-${data.split(' ')[1]}`;
+    await eventually(async () => expect(await jobState(jobId)).toBe('delayed'), 400, 25);
+    return { card: structuredClone(card), conversation, jobId };
+  }
+  const press = (card: { id: string }, title: string, from: typeof TEAMS_ASKER) =>
+    teamsCardSubmit(serviceUrl(), card as never, title, from, `1736942600${String(++seq).padStart(4, '0')}`);
+  const cardText = (conversation: string, id: string) => {
+    const card = teams.replies.find((r) => r.conversationId === conversation && r.id === id)!;
+    return { card, text: (card.attachments![0]!.content as { body: { text: string }[] }).body[0]!.text };
+  };
+
+  it('Approve on the card runs the tool once; the card is updated to say who approved, without buttons; a stranger’s submit and a forged one change nothing', async () => {
+    const { card, conversation, jobId } = await ask('teams approve');
+    expect(cardText(conversation, card.id).text).toBe('May I run **create_ticket** with `{"title":"teams approve"}`?');
+
+    expect((await send(press(card, 'Approve', TEAMS_ASKER), await teams.sign(serviceUrl(), { foreign: true }))).status).toBe(401);
+    expect((await send(press(card, 'Approve', TEAMS_OTHER))).status).toBe(200);
+    expect(await jobState(jobId)).toBe('delayed');
+
+    expect((await send(press(card, 'Approve', TEAMS_ASKER))).status).toBe(200);
+    await eventually(
+      () =>
+        expect(teams.replies.filter((r) => r.conversationId === conversation).map((r) => r.text)).toContain(
+          `tools said: ticket #${mcp.tickets.length} created: teams approve`,
+        ),
+      400,
+      25,
+    );
+    expect(made('teams approve')).toBe(1);
+    const { card: updated, text } = cardText(conversation, card.id);
+    expect(text).toBe('✅ **Ada Lovelace** approved **create_ticket** with `{"title":"teams approve"}`.');
+    expect((updated.attachments![0]!.content as { actions?: unknown }).actions).toBeUndefined();
+  });
+
+  it('Deny gives the model the denial and the tool never runs', async () => {
+    const { card, conversation } = await ask('teams deny');
+    expect((await send(press(card, 'Deny', TEAMS_ASKER))).status).toBe(200);
+    await eventually(
+      () =>
+        expect(teams.replies.filter((r) => r.conversationId === conversation).map((r) => r.text)).toContain(
+          'tools said: Error: the call was denied by the person asked to approve it.',
+        ),
+      400,
+      25,
+    );
+    expect(made('teams deny')).toBe(0);
+    expect(cardText(conversation, card.id).text).toMatch(/^❌ \*\*Ada Lovelace\*\* denied/);
   });
 });
 

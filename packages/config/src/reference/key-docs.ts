@@ -464,7 +464,7 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     keys: ['hooks.<name>.approve'],
     default: '`[]`',
     meaning:
-      'granted tools that run only once approved (buttons in Slack, Telegram, Discord, or `POST /hooks/<name>/jobs/<id>/approval`), see [Tools](tools.md#approvals)',
+      'granted tools that run only once approved (buttons in Slack, Telegram, Discord, Teams, or `POST /hooks/<name>/jobs/<id>/approval`), see [Tools](tools.md#approvals)',
   },
   {
     keys: ['hooks.<name>.approvers'],
