@@ -308,8 +308,8 @@ export const hookCommonSchema = z.strictObject({
    */
   approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),
   /**
-   * Who may answer an approval's buttons in the chat: platform user ids (Slack `U…`, Telegram's
-   * numeric id as a string). Empty: the person whose message asked for the call.
+   * Who may answer an approval's buttons in the chat: platform user ids (Slack `U…`, Teams `29:…`,
+   * Telegram's and Discord's numeric ids as strings). Empty: the person whose message asked for the call.
    * @defaultValue [] (the person who asked)
    */
   approvers: z.array(z.string().min(1).max(64)).max(100).default([]),

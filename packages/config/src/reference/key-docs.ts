@@ -470,7 +470,7 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     keys: ['hooks.<name>.approvers'],
     default: '`[]`: the person who asked',
     meaning:
-      'platform user ids (Slack `U…`, Telegram ids as strings) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
+      'user ids (Slack `U…`, Teams `29:…`, Telegram and Discord ids as strings) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
   },
   {
     keys: ['hooks.<name>.approvalTimeoutMs'],
