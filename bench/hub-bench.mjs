@@ -23,6 +23,7 @@ import { API_KEY } from './fixture.mjs';
 import { liveScenario } from './hub-live.mjs';
 import { liveReport } from './hub-live-report.mjs';
 import { acceptPhase, Conversations, check, Deliveries, drainPhase, endToEndPhase, Probe, settle } from './hub-load.mjs';
+import { mediaReport, mediaScenario } from './hub-media.mjs';
 import { recoveryReport, recoveryScenario } from './hub-recovery.mjs';
 import { checkFailed, comparisonTable, correctnessTable, PHASES, phaseNotes, targets } from './hub-report.mjs';
 import { startReceiver } from './receiver.mjs';
@@ -49,7 +50,7 @@ const options = {
   logLevel: process.env.BENCH_HUB_LOG_LEVEL || 'info',
   apiNodeArgs: nodeArgsFromEnv('BENCH_HUB_API_NODE_ARGS'),
   workerNodeArgs: nodeArgsFromEnv('BENCH_HUB_WORKER_NODE_ARGS'),
-  /** `live`: only the live-reply scenario; `recovery`: only the recovery phase; `hub`: all but live; empty: all. */
+  /** `live`, `recovery`, `media`: only that scenario; `hub`: all but live; empty: all. */
   only: process.env.BENCH_HUB_ONLY || '',
   live: {
     messages: count('BENCH_HUB_LIVE_MESSAGES', 120),
@@ -59,6 +60,11 @@ const options = {
     ttftMs: numberFromEnv('BENCH_HUB_LIVE_TTFT_MS', 300),
     tokenMs: numberFromEnv('BENCH_HUB_LIVE_TOKEN_MS', 25),
     intervalMs: count('BENCH_HUB_LIVE_INTERVAL_MS', 1000),
+  },
+  media: {
+    messages: count('BENCH_HUB_MEDIA_MESSAGES', 1000),
+    warmup: count('BENCH_HUB_MEDIA_WARMUP', 100),
+    batch: count('BENCH_HUB_MEDIA_BATCH', 100),
   },
 };
 const HOOK = 'bench';
@@ -95,6 +101,10 @@ async function main() {
     console.log(`${liveReport(await runLive())}\n`);
     return shutdown(0);
   }
+  if (options.only === 'media') {
+    console.log(`${mediaReport(await runMedia())}\n`);
+    return shutdown(0);
+  }
   if (options.only === 'recovery') {
     const recovery = await runRecovery();
     console.log(recoveryReport(recovery));
@@ -111,6 +121,8 @@ async function main() {
   await stopChildren();
   await counters.flush();
   const recovery = await runRecovery();
+  await counters.flush();
+  const media = await runMedia();
   let live = null;
   if (options.only !== 'hub') {
     await stopChildren();
@@ -125,6 +137,7 @@ async function main() {
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
   console.log(`${recoveryReport(recovery)}\n`);
+  console.log(`${mediaReport(media)}\n`);
   if (live) console.log(`${liveReport(live)}\n`);
   console.log(`(whole run: ${seconds} s)`);
 
@@ -169,6 +182,20 @@ async function runRecovery() {
 /** A message lost or delivered twice when a worker died. */
 function recoveryFailed(recovery) {
   return recovery.missing > 0 || recovery.duplicates > 0;
+}
+
+/** The media phase (hub-media.mjs): a 1 MB image per message; worker CPU per message and RSS over the run. */
+async function runMedia() {
+  process.stderr.write(`bench: media (${options.media.messages} messages with a 1 MB image)…\n`);
+  const result = await mediaScenario({
+    ...scenarioChildren(),
+    ...options.media,
+    concurrency: options.concurrency,
+    // A batch of images waits for all of its answers: the phase bound, not one delivery's.
+    timeoutMs: options.phaseTimeoutMs,
+  });
+  await stopChildren();
+  return result;
 }
 
 /** The live-reply scenario (hub-live.mjs) on the private redis-server, with the bench's children. */

@@ -144,6 +144,21 @@ function layerOf(callFrame) {
 }
 
 /**
+ * The layer a sample belongs to, from its stack (`{ url, functionName }` frames, innermost first):
+ * the innermost frame of a layer, a `fallback` layer's only when no other is found; null for none.
+ */
+export function layerOfStack(frames) {
+  let fallback = null;
+  for (const callFrame of frames) {
+    const layer = layerOf(callFrame);
+    if (!layer) continue;
+    if (!layer.fallback) return layer.name;
+    fallback ??= layer.name;
+  }
+  return fallback;
+}
+
+/**
  * Busy samples per layer in a profile, between `fromUs` and `toUs` (the profile's own clock:
  * CLOCK_MONOTONIC µs, the same clock as process.hrtime in the bench; omitted: all of it).
  * @returns {{ busy: number, byLayer: Map<string, number> }}
@@ -155,18 +170,9 @@ export function attributeLayers(profile, { fromUs = -Infinity, toUs = Infinity }
   const cached = new Map(); // node id → its layer's name (the innermost layer frame from it to the root)
   const layerOfNode = (id) => {
     if (cached.has(id)) return cached.get(id);
-    let fallback = null;
-    let found = null;
-    for (let at = id; at !== undefined; at = parent.get(at)) {
-      const layer = layerOf(byId.get(at).callFrame);
-      if (!layer) continue;
-      if (!layer.fallback) {
-        found = layer.name;
-        break;
-      }
-      fallback ??= layer.name;
-    }
-    const name = found ?? fallback;
+    const frames = [];
+    for (let at = id; at !== undefined; at = parent.get(at)) frames.push(byId.get(at).callFrame);
+    const name = layerOfStack(frames);
     cached.set(id, name);
     return name;
   };

@@ -20,7 +20,10 @@ beforeAll(async () => {
       sent.chunks = i + 1;
       if (!res.write(`data: ${JSON.stringify(chunkBody('m', { content: piece(i) }))}\n\n`)) {
         sent.blocked = true;
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        await new Promise<void>((resolve) => {
+          const done = () => resolve(void res.off('drain', done).off('close', done));
+          res.on('drain', done).on('close', done);
+        });
         if (res.destroyed) return;
       }
     }

@@ -24,8 +24,22 @@ function frame(data: unknown, name?: string): string {
   return `${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 }
 
-async function drained(res: ServerResponse): Promise<void> {
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+/**
+ * Waits for the client to read (or leave). The wait that loses is cancelled: left behind, its
+ * 'close' (or 'drain') and 'error' listeners piled up on the response, one pair per wait, for
+ * as long as a slow reader's stream lasted.
+ */
+export async function drained(res: ServerResponse): Promise<void> {
+  const settled = new AbortController();
+  const wait = (event: string) =>
+    once(res, event, { signal: settled.signal }).catch((err) => {
+      if (!settled.signal.aborted) throw err; // an 'error' on the response; the loser's abort is ours
+    });
+  try {
+    await Promise.race([wait('drain'), wait('close')]);
+  } finally {
+    settled.abort();
+  }
 }
 
 /** How one kind of stream is framed. */

@@ -2,8 +2,8 @@ import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
-import type { MediaProblem } from './media/download-media.js';
-import { refusalText, userTurn } from './media/user-turn.js';
+import { type RefusedTurn, refusalText } from './media/refusal-text.js';
+import { userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
@@ -31,12 +31,8 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
  * A file the bot cannot use: a short polite reply, recorded once like a fixed reply (a retry
  * delivers the same) and kept out of memory; the job completes.
  */
-export async function refusedReply(
-  deps: WorkerDeps,
-  job: MessageJob,
-  turn: { refused: MediaProblem; maxBytes: number },
-): Promise<Reply> {
-  const refusal = { text: refusalText(turn.refused, turn.maxBytes), model: FIXED_REPLY_MODEL, created: unixSeconds() };
+export async function refusedReply(deps: WorkerDeps, job: MessageJob, turn: RefusedTurn): Promise<Reply> {
+  const refusal = { text: refusalText(turn), model: FIXED_REPLY_MODEL, created: unixSeconds() };
   return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, refusal, { remember: false });
 }
 

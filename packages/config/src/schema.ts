@@ -247,15 +247,20 @@ export type AccessConfig = z.infer<typeof accessSchema>;
 
 /**
  * What a hook's bot does with files sent to it (docs/media.md). All off by default: a file it does
- * not take gets a short polite reply. Only `images` is built so far; `audio` and `documents` are
- * read so a config that names them starts, and are answered as not taken yet.
+ * not take gets a short polite reply.
  */
 export const mediaSchema = z.strictObject({
   /** Images go to the model as image parts (it must see images). @defaultValue false */
   images: z.boolean().default(false),
-  /** Voice and audio, transcribed by this `<provider>/<model>` (not built yet). */
+  /**
+   * Voice notes and audio, transcribed by this `<provider>/<model>` (one of a provider's
+   * `audioModels`); the transcript is the message's text.
+   */
   audio: z.string().min(1).optional(),
-  /** Documents (PDF, text, Markdown, CSV) read as text (not built yet). @defaultValue false */
+  /**
+   * Documents (PDF, plain text, Markdown, CSV) read as text and given to the model with the
+   * message. @defaultValue false
+   */
   documents: z.boolean().default(false),
   /** The largest file fetched; the download stops there. @defaultValue 20000000 */
   maxBytes: z.int().min(1).max(100_000_000).default(20_000_000),

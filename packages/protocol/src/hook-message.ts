@@ -23,6 +23,8 @@ export const mediaRefSchema = z.object({
   type: z.string().max(128).optional(),
   /** The size the platform reported, bytes, when it did: a file known to be too big is not fetched. */
   size: z.number().int().nonnegative().optional(),
+  /** How long a voice note or audio file lasts, seconds, when the platform says (Telegram's `voice.duration`). */
+  seconds: z.number().nonnegative().max(86_400).optional(),
 });
 
 export type MediaRef = z.infer<typeof mediaRefSchema>;

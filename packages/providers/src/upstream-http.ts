@@ -16,7 +16,7 @@ import {
   upstreamError,
   upstreamTimeout,
 } from '@switchboard/protocol';
-import { type Dispatcher, type FormData, request } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 import { retryDelayMs, sleep } from './retry.js';
 import type { UpstreamPool } from './upstream-pool.js';
 
@@ -85,8 +85,8 @@ async function post(
     let response: Dispatcher.ResponseData;
     const deadline = new Deadline(target.timeoutMs, options.signal);
     try {
-      response = await request(options.url, {
-        dispatcher: options.pool.agent,
+      response = await options.pool.agent.request({
+        ...options.pool.address(options.url),
         method: 'POST',
         headers,
         body: body(),

@@ -7,6 +7,7 @@ export * from './line-collector.js';
 export * from './mcp/mcp-http-server.js';
 export * from './mcp/test-mcp-server.js';
 export * from './mcp/tool-calling-model.js';
+export * from './media-files.js';
 export * from './openai-upstream.js';
 export * from './platforms/discord.js';
 export * from './platforms/discord-server.js';

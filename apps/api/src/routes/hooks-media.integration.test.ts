@@ -19,9 +19,11 @@ import {
   startOpenAIUpstream,
   streamAnthropicMessage,
   TELEGRAM_SECRET_HEADER,
+  TINY_PNG,
   telegramUpdate,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askHook } from '../test-support/ask-hook.js';
 import { eventually, startGateway, type TestGateway } from '../test-support/start-gateway.js';
 import { startTestWorker, type TestWorker } from '../test-support/start-worker.js';
 
@@ -32,11 +34,7 @@ const SLACK_TOKEN = 'xoxb-0000000000-1111111111-media';
 const SLACK_SECRET = 'slack-signing-secret-media';
 const SMALL_LIMIT = 1_000;
 
-/** A 1×1 PNG (the bytes decide the type: the worker sniffs them). */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = TINY_PNG;
 /** A PNG signature followed by enough bytes to pass the small hook's limit. */
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(5 * SMALL_LIMIT, 7)]);
 
@@ -159,15 +157,8 @@ function post(hook: string, body: unknown) {
 }
 
 /** Sends a generic message and waits for its job to end: its reply, status and attempts. */
-async function ask(hook: string, body: Record<string, unknown>) {
-  const res = await post(hook, { from: `user-${++seq}`, ...body });
-  expect(res.status).toBe(202);
-  const { id } = (await res.json()) as { id: string };
-  return eventually(async () => {
-    const view = await (await fetch(`${gateway.url}/hooks/${hook}/jobs/${id}`, { headers: { 'x-hook-token': TOKEN } })).json();
-    if (view.status !== 'completed' && view.status !== 'failed') throw new Error(`still ${view.status}`);
-    return view as { status: string; reply: string; attempts: number };
-  }, 500);
+function ask(hook: string, body: Record<string, unknown>) {
+  return askHook(gateway.url, hook, TOKEN, { from: `user-${++seq}`, ...body });
 }
 
 const seen = (bytes: Buffer) => describeBytes('image/png', bytes);

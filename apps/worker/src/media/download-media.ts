@@ -8,8 +8,21 @@ import { isPrivateAddress, literalAddress, publicOnlyLookup } from './private-ad
 export const MEDIA_TIMEOUT_MS = 30_000;
 const MEDIA_IDLE_MS = 10_000;
 
-/** Why a file cannot be used: told to the sender in a short reply, and the job completes. */
-export type MediaProblem = 'too-big' | 'gone' | 'private' | 'unsupported' | 'off';
+/**
+ * Why a file cannot be used: told to the sender in a short reply, and the job completes. `off`:
+ * images (or files of no kind the hook takes) are off; `audio-off`, `documents-off`: that kind is;
+ * `unheard`: the transcription failed; `unreadable`: a document's text could not be read in time.
+ */
+export type MediaProblem =
+  | 'too-big'
+  | 'gone'
+  | 'private'
+  | 'unsupported'
+  | 'off'
+  | 'audio-off'
+  | 'unheard'
+  | 'documents-off'
+  | 'unreadable';
 
 /** A file the bot will not use; its message never holds the URL or the bytes. */
 export class MediaRefusal extends Error {

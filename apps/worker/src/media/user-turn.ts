@@ -3,69 +3,102 @@ import { type ContentPart, type MediaRef, mediaPlaceholder } from '@switchboard/
 import { fileTypeFromBuffer } from 'file-type';
 import type { WorkerDeps } from '../deps.js';
 import type { MessageJob } from '../message-job.js';
-import { type MediaProblem, MediaRefusal } from './download-media.js';
+import { MediaRefusal } from './download-media.js';
+import { readDocument } from './read-document.js';
+import type { MediaTakes, RefusedTurn } from './refusal-text.js';
+import { isAudioType, transcribeAudio } from './transcribe-audio.js';
 
 /** The image types vision models take (OpenAI and Anthropic both list these four). */
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-/** What the sender is told when a file cannot be used: short, polite, and never the URL. */
-export function refusalText(problem: MediaProblem, maxBytes: number): string {
-  switch (problem) {
-    case 'too-big':
-      return `Sorry, that file is too big for me (the limit is ${Math.floor(maxBytes / 1_000_000) || 1} MB).`;
-    case 'gone':
-      return 'Sorry, I could not fetch that file; it may have expired. Could you send it again?';
-    case 'private':
-      return 'Sorry, I cannot fetch files from that address.';
-    case 'unsupported':
-      return 'Sorry, I cannot read that kind of file; I can look at JPEG, PNG, GIF and WebP images.';
-    case 'off':
-      return 'Sorry, I cannot look at images or files here; please send your question as text.';
-  }
-}
-
 /**
  * The user's turn as the model sees it and as memory keeps it: the text alone, or — when the
  * message carries files — the text with each image as an `image_url` part (a data URL of the bytes,
- * their type sniffed from the bytes), while memory keeps a placeholder (`[image: receipt.jpg]`).
- * A file the bot cannot use ends it: `refused` names the problem.
+ * their type sniffed from the bytes), each voice note as its transcript and each document as its
+ * text, while memory keeps placeholders (`[image: receipt.jpg]`, `[voice 0:14] <transcript>`,
+ * `[document: q3.pdf, 12 pages] <first lines>`). A file the bot cannot use ends it: `refused`
+ * names the problem.
  */
-export type UserTurn = { content: string | ContentPart[]; memo: string } | { refused: MediaProblem; maxBytes: number };
+export type UserTurn = { content: string | ContentPart[]; memo: string } | RefusedTurn;
+
+/** One file made usable: an image part, or text (a transcript, a document) for the turn's text. */
+type TakenFile = { image: ContentPart; memo: string } | { text: string; memo: string };
+
+interface TakeContext {
+  takes: MediaTakes;
+  audioModel: string | undefined;
+  maxBytes: number;
+  maxDocumentChars: number;
+  allowPrivateUrls: boolean;
+  signal: AbortSignal;
+}
 
 export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortSignal): Promise<UserTurn> {
   const { text, media = [] } = job.queued.message;
   if (media.length === 0) return { content: text, memo: text };
   const config = job.hook.config.media;
-  const maxBytes = config?.maxBytes ?? 20_000_000;
-  const images: ContentPart[] = [];
-  const names: string[] = [];
+  const context: TakeContext = {
+    takes: { images: config?.images ?? false, audio: config?.audio !== undefined, documents: config?.documents ?? false },
+    audioModel: config?.audio,
+    maxBytes: config?.maxBytes ?? 20_000_000,
+    maxDocumentChars: config?.maxDocumentChars ?? 50_000,
+    allowPrivateUrls: config?.allowPrivateUrls ?? false,
+    signal,
+  };
+  const taken: TakenFile[] = [];
   try {
-    for (const ref of media) {
-      // Audio and documents are not built yet; a file of no declared kind may still be an image.
-      if (ref.kind === 'audio' || ref.kind === 'document') throw new MediaRefusal('unsupported', `${ref.kind} is not taken yet`);
-      if (!config?.images || !job.hook.locateMedia) throw new MediaRefusal('off', 'images are off for this hook');
-      if (ref.size !== undefined && ref.size > maxBytes) throw new MediaRefusal('too-big', 'the platform reports a larger file');
-      const bytes = await fetchRef(deps, job, ref, { maxBytes, allowPrivateUrls: config.allowPrivateUrls, signal });
-      const sniffed = (await fileTypeFromBuffer(bytes))?.mime;
-      // The bytes decide, not the declared type: a "PNG" that is a script is refused.
-      if (!sniffed || !IMAGE_TYPES.has(sniffed)) throw new MediaRefusal('unsupported', 'not an image type the model takes');
-      images.push({ type: 'image_url', image_url: { url: `data:${sniffed};base64,${bytes.toString('base64')}` } });
-      names.push(mediaPlaceholder(ref));
-    }
+    for (const ref of media) taken.push(await takeFile(deps, job, ref, context));
   } catch (err) {
-    if (err instanceof MediaRefusal) return { refused: err.problem, maxBytes };
+    if (err instanceof MediaRefusal) return { refused: err.problem, maxBytes: context.maxBytes, takes: context.takes };
     throw err;
   }
-  const parts: ContentPart[] = text.trim() ? [{ type: 'text', text }, ...images] : images;
-  return { content: parts, memo: [...names, text].filter(Boolean).join(' ') };
+  const images = taken.flatMap((file) => ('image' in file ? [file.image] : []));
+  const words = [text.trim() ? text : '', ...taken.flatMap((file) => ('text' in file ? [file.text] : []))]
+    .filter(Boolean)
+    .join('\n\n');
+  const memo = [...taken.map((file) => file.memo), text].filter(Boolean).join(' ');
+  if (images.length === 0) return { content: words, memo };
+  return { content: words ? [{ type: 'text', text: words }, ...images] : images, memo };
 }
 
-async function fetchRef(
-  deps: WorkerDeps,
-  job: MessageJob,
-  ref: MediaRef,
-  limits: { maxBytes: number; allowPrivateUrls: boolean; signal: AbortSignal },
-): Promise<Buffer> {
+/**
+ * Fetches one file and makes it usable. A kind the hook does not take is refused before anything
+ * is fetched when the platform declared it; otherwise the bytes decide what the file is.
+ */
+async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, context: TakeContext): Promise<TakenFile> {
+  const { takes } = context;
+  if (!job.hook.locateMedia) throw new MediaRefusal('off', 'this channel cannot fetch files');
+  if (ref.kind === 'audio' && !takes.audio) throw new MediaRefusal('audio-off', 'audio is off for this hook');
+  if (ref.kind === 'document' && !takes.documents) throw new MediaRefusal('documents-off', 'documents are off for this hook');
+  if (ref.kind === 'image' && !takes.images) throw new MediaRefusal('off', 'images are off for this hook');
+  if (!takes.images && !takes.audio && !takes.documents) throw new MediaRefusal('off', 'files are off for this hook');
+  if (ref.size !== undefined && ref.size > context.maxBytes)
+    throw new MediaRefusal('too-big', 'the platform reports a larger file');
+  const bytes = await fetchRef(deps, job, ref, context);
+  // The bytes decide, not the declared type: a "PNG" that is a script is refused.
+  const sniffed = await fileTypeFromBuffer(bytes);
+  if (sniffed && IMAGE_TYPES.has(sniffed.mime)) {
+    if (!takes.images) throw new MediaRefusal('off', 'images are off for this hook');
+    return {
+      image: { type: 'image_url', image_url: { url: `data:${sniffed.mime};base64,${bytes.toString('base64')}` } },
+      memo: mediaPlaceholder({ ...ref, kind: 'image' }),
+    };
+  }
+  if (sniffed && isAudioType(sniffed.mime)) {
+    if (!context.audioModel) throw new MediaRefusal('audio-off', 'audio is off for this hook');
+    const audio = { bytes, ref, mime: sniffed.mime, ext: sniffed.ext, model: context.audioModel };
+    return transcribeAudio(deps, job, audio, context.signal);
+  }
+  // Text, Markdown and CSV have no signature: only a file declared a document (or of no kind) is read as text.
+  const documentLike = sniffed?.mime === 'application/pdf' || (!sniffed && (ref.kind === 'document' || ref.kind === 'file'));
+  if (documentLike && takes.documents) {
+    return readDocument(bytes, ref, sniffed?.mime, { maxChars: context.maxDocumentChars, signal: context.signal });
+  }
+  if (documentLike && ref.kind === 'document') throw new MediaRefusal('documents-off', 'documents are off for this hook');
+  throw new MediaRefusal('unsupported', 'not a kind of file this hook takes');
+}
+
+async function fetchRef(deps: WorkerDeps, job: MessageJob, ref: MediaRef, context: TakeContext): Promise<Buffer> {
   let location: MediaLocation;
   try {
     location = await job.hook.locateMedia!(ref);
@@ -74,5 +107,6 @@ async function fetchRef(
     if (err instanceof MediaHostRefused) throw new MediaRefusal('private', err.message);
     throw err;
   }
-  return deps.media.fetch(location, limits);
+  const { maxBytes, allowPrivateUrls, signal } = context;
+  return deps.media.fetch(location, { maxBytes, allowPrivateUrls, signal });
 }

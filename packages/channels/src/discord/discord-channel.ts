@@ -7,12 +7,17 @@ import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
+import { platformFileHost } from '../media/file-host.js';
+import { MediaHostRefused } from '../media/media-location.js';
 import { checkDiscordReply } from './discord-api-result.js';
 import { judgeDiscordApplication } from './discord-application.js';
 import { discordApprovals } from './discord-approvals.js';
 import { discordLive } from './discord-live.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
+
+/** Discord's hosts for attachments. */
+const DISCORD_FILE_DOMAINS = ['discordapp.com', 'discordapp.net', 'discord.com'];
 
 /** Discord's limit on message `content`. */
 export const DISCORD_TEXT_LIMIT = 2000;
@@ -86,6 +91,18 @@ export const discord = defineChannel({
       body: { content: text, allowed_mentions: { parse: [] } },
     });
     checkDiscordReply(label, reply, [token]);
+  },
+
+  /**
+   * Files given to a command's attachment options: the CDN URL Discord put in the interaction,
+   * fetched without credentials (the URL is signed), and only from Discord's CDN
+   * (cdn.discordapp.com, media.discordapp.net) or the `apiUrl` origin.
+   */
+  media: {
+    locate: async (ref, { config }) => {
+      if (!platformFileHost(ref.ref, config.apiUrl, DISCORD_FILE_DOMAINS)) throw new MediaHostRefused('not a Discord CDN host');
+      return { url: ref.ref };
+    },
   },
 
   /**

@@ -82,6 +82,36 @@ describe('parseDiscordInteraction', () => {
     });
   });
 
+  it('keeps a file given to an attachment option by its CDN URL, with a voice message’s length, even without a prompt', () => {
+    const attachment = {
+      id: '1300000000000000009',
+      filename: 'voice-message.ogg',
+      content_type: 'audio/ogg',
+      size: 9000,
+      url: 'https://cdn.discordapp.com/attachments/1/2/voice-message.ogg?ex=1&is=2&hm=3',
+      proxy_url: 'https://media.discordapp.net/attachments/1/2/voice-message.ogg',
+      duration_secs: 14.2,
+    };
+    const inbound = parseDiscordInteraction(
+      discordCommand({
+        data: {
+          id: '1',
+          name: 'ask',
+          type: 1,
+          options: [{ name: 'file', type: 11, value: attachment.id }],
+          resolved: { attachments: { [attachment.id]: attachment } },
+        },
+      }),
+    );
+    expect(inbound).toMatchObject({
+      kind: 'message',
+      message: {
+        text: '',
+        media: [{ kind: 'audio', ref: attachment.url, name: 'voice-message.ogg', type: 'audio/ogg', size: 9000, seconds: 14.2 }],
+      },
+    });
+  });
+
   it('answers with an ephemeral hint, queuing nothing, when the command has no prompt', () => {
     expect(parseDiscordInteraction(discordCommand({ data: { id: '1', name: 'ask', type: 1 } }))).toEqual(pleaseGivePrompt);
     const onlyBoolean = { id: '1', name: 'ask', type: 1, options: [{ name: 'private', type: 5, value: true }] };

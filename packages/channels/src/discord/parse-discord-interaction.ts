@@ -1,7 +1,8 @@
-import { invalidRequest } from '@switchboard/protocol';
+import { invalidRequest, type MediaRef } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { parseWith } from '../inbound.js';
+import { mediaKindOf } from '../media/media-kind.js';
 import { parseDiscordComponent } from './discord-approvals.js';
 
 /** Interaction and callback types from Discord's documentation. */
@@ -9,6 +10,7 @@ const PING = 1;
 const APPLICATION_COMMAND = 2;
 const MESSAGE_COMPONENT = 3;
 const STRING_OPTION = 3;
+const ATTACHMENT_OPTION = 11;
 const PONG = 1;
 const CHANNEL_MESSAGE_WITH_SOURCE = 4;
 const DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5;
@@ -41,10 +43,32 @@ function firstString(options: CommandOption[] | undefined): unknown {
   return undefined;
 }
 
+/** The ids of the attachment options (type 11), inside subcommands and groups too. */
+function attachmentIds(options: CommandOption[] | undefined): string[] {
+  return (options ?? []).flatMap((option) =>
+    option.type === ATTACHMENT_OPTION && typeof option.value === 'string' ? [option.value] : attachmentIds(option.options),
+  );
+}
+
+/**
+ * A file given to an attachment option, as `data.resolved.attachments` holds it (discord-api-types
+ * `APIAttachment`): a CDN `url` (signed, public, expiring), and `duration_secs` on a voice message.
+ */
+const attachmentSchema = z.looseObject({
+  filename: z.string(),
+  content_type: z.string().optional(),
+  size: z.int().nonnegative().optional(),
+  url: z.string().min(1),
+  duration_secs: z.number().nonnegative().optional(),
+});
+
 const commandSchema = z.looseObject({
   id: z.string().min(1),
   token: z.string().min(1),
-  data: z.looseObject({ options: z.array(optionSchema).max(25).optional() }),
+  data: z.looseObject({
+    options: z.array(optionSchema).max(25).optional(),
+    resolved: z.looseObject({ attachments: z.record(z.string(), attachmentSchema).optional() }).optional(),
+  }),
   // In a guild the user is under `member`; in a DM it is top-level `user`.
   member: z.looseObject({ user: z.looseObject({ id: z.string().min(1), global_name: z.string().nullish() }) }).optional(),
   user: z.looseObject({ id: z.string().min(1), global_name: z.string().nullish() }).optional(),
@@ -69,7 +93,8 @@ export function parseDiscordInteraction(body: unknown): Inbound {
 
   const interaction = parseWith(commandSchema, body);
   const prompt = firstString(interaction.data.options);
-  if (typeof prompt !== 'string' || prompt.trim() === '') {
+  const media = mediaOf(interaction.data);
+  if ((typeof prompt !== 'string' || prompt.trim() === '') && media.length === 0) {
     return {
       kind: 'answer',
       answer: {
@@ -87,8 +112,9 @@ export function parseDiscordInteraction(body: unknown): Inbound {
     kind: 'message',
     message: {
       action: 'chat',
-      text: prompt,
+      text: typeof prompt === 'string' ? prompt : '',
       from,
+      ...(media.length ? { media } : {}),
       ...(user?.global_name ? { fromName: user.global_name } : {}),
       place: interaction.guild_id ? 'group' : 'direct',
       // A slash command is always addressed to the bot it names.
@@ -106,4 +132,22 @@ export function parseDiscordInteraction(body: unknown): Inbound {
       body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'This bot does not answer here.', flags: EPHEMERAL } },
     }),
   };
+}
+
+/** The files given to the command's attachment options, by their CDN URL. */
+function mediaOf(data: z.output<typeof commandSchema>['data']): MediaRef[] {
+  return attachmentIds(data.options).flatMap((id) => {
+    const file = data.resolved?.attachments?.[id];
+    if (!file) return [];
+    return [
+      {
+        kind: mediaKindOf(file.content_type),
+        ref: file.url,
+        name: file.filename.slice(0, 256),
+        ...(file.content_type ? { type: file.content_type.slice(0, 128) } : {}),
+        ...(file.size !== undefined ? { size: file.size } : {}),
+        ...(file.duration_secs !== undefined ? { seconds: Math.min(file.duration_secs, 86_400) } : {}),
+      },
+    ];
+  });
 }

@@ -1,3 +1,4 @@
+import { joinUrl } from '@switchboard/http';
 import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
@@ -71,6 +72,18 @@ export const mattermost = defineChannel({
     const root = root_id ?? (post_id ? await threadOf(client, post_id) : '');
     const pending_post_id = pieceKey(hook, meta.jobId, index);
     await callMattermost(client, 'create post', 'POST', 'posts', { channel_id, message: text, root_id: root, pending_post_id });
+  },
+
+  /**
+   * A post's files: `GET /api/v4/files/{file_id}` on the configured server with the bot token
+   * (api.mattermost.com, Files: "Get a file"; the bot must be able to read the channel). The token
+   * goes only to `serverUrl`, which the config names.
+   */
+  media: {
+    locate: async (ref, { config }) => ({
+      url: joinUrl(config.serverUrl, `api/v4/files/${encodeURIComponent(ref.ref)}`),
+      headers: { authorization: `Bearer ${config.botToken}` },
+    }),
   },
 
   /** `GET /users/me`: the cheapest call that proves the bot token is valid. */

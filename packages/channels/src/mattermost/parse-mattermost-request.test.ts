@@ -36,6 +36,21 @@ describe('parseMattermostRequest', () => {
     });
   });
 
+  it('keeps an outgoing webhook post’s file_ids as references, even without words', () => {
+    const ids = ['a'.repeat(26), 'b'.repeat(26)];
+    const inbound = parseMattermostRequest(mattermostOutgoing({ text: '#ask', file_ids: `${ids[0]},${ids[1]},not-an-id` }));
+    expect(inbound).toMatchObject({
+      kind: 'message',
+      message: {
+        text: '',
+        media: [
+          { kind: 'file', ref: ids[0] },
+          { kind: 'file', ref: ids[1] },
+        ],
+      },
+    });
+  });
+
   it("ignores the bot's own posts and empty questions", () => {
     const ignored = { kind: 'answer', answer: { status: 200, body: { ok: true } } };
     expect(parseMattermostRequest(mattermostOutgoing({ user_id: 'botuser' }), { botUserId: 'botuser' })).toEqual(ignored);

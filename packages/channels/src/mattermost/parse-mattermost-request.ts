@@ -1,3 +1,4 @@
+import type { MediaRef } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
@@ -21,6 +22,11 @@ const requestSchema = z.looseObject({
   /** A direct channel is named after its two members' ids: `<id>__<id>`. */
   channel_name: z.string().optional(),
   user_name: z.string().optional(),
+  /**
+   * Outgoing webhooks: the post's files, their ids joined by commas (the server's
+   * `OutgoingWebhookPayload.FileIds`); fetched with `GET /api/v4/files/{id}` and the bot token.
+   */
+  file_ids: z.string().optional(),
 });
 
 /** How Mattermost names a direct-message channel: the two user ids (26 characters each) joined by `__`. */
@@ -46,7 +52,13 @@ export function parseMattermostRequest(fields: unknown, options: MattermostParse
   if (options.botUserId && request.user_id === options.botUserId) return { kind: 'answer', answer: okAnswer() };
   const trigger = request.trigger_word;
   const text = (trigger && request.text.startsWith(trigger) ? request.text.slice(trigger.length) : request.text).trim();
-  if (text === '') return { kind: 'answer', answer: okAnswer() };
+  const media: MediaRef[] = (request.file_ids ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => /^[a-z0-9]{26}$/.test(id))
+    .slice(0, 10)
+    .map((id) => ({ kind: 'file', ref: id }));
+  if (text === '' && media.length === 0) return { kind: 'answer', answer: okAnswer() };
   const root = request.root_id || undefined;
   return {
     kind: 'message',
@@ -54,6 +66,7 @@ export function parseMattermostRequest(fields: unknown, options: MattermostParse
       action: 'chat',
       text,
       from: request.user_id,
+      ...(media.length ? { media } : {}),
       ...(request.user_name ? { fromName: request.user_name } : {}),
       place: request.channel_name && DIRECT_CHANNEL.test(request.channel_name) ? 'direct' : 'group',
       // A slash command names the bot; an outgoing webhook fires on its trigger word, which is the bot's name.

@@ -6,6 +6,7 @@ import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
+import { platformFileHost } from '../media/file-host.js';
 import { MediaHostRefused } from '../media/media-location.js';
 import { markdownToSlackMrkdwn } from '../rich-text/slack-mrkdwn.js';
 import { parseSlackEvent } from './parse-slack-event.js';
@@ -104,15 +105,5 @@ export const slack = defineChannel({
 
 /** Slack's own HTTPS file hosts (files.slack.com, slack-files.com, slack-edge.com), or the origin `apiUrl` names. */
 export function slackFileHost(url: string, apiUrl: string): boolean {
-  let file: URL;
-  try {
-    file = new URL(url);
-  } catch {
-    return false;
-  }
-  if (file.username || file.password) return false;
-  if (file.origin === new URL(apiUrl).origin) return true;
-  const host = file.hostname.toLowerCase();
-  const slack = ['slack.com', 'slack-files.com', 'slack-edge.com'].some((d) => host === d || host.endsWith(`.${d}`));
-  return slack && file.protocol === 'https:' && (file.port === '' || file.port === '443');
+  return platformFileHost(url, apiUrl, ['slack.com', 'slack-files.com', 'slack-edge.com']);
 }

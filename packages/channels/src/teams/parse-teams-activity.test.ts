@@ -46,6 +46,27 @@ describe('parseTeamsActivity', () => {
     expect(parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { from: { id: TEAMS_BOT_ID } }), TOKEN)).toEqual(ignored);
   });
 
+  it('keeps a personal-chat file by its download URL and a pasted image by its contentUrl, the token only for Microsoft hosts', () => {
+    const file = {
+      contentType: 'application/vnd.microsoft.teams.file.download.info',
+      contentUrl: 'https://contoso-my.sharepoint.com/personal/ada/Documents/q3.pdf',
+      name: 'q3.pdf',
+      content: { downloadUrl: 'https://contoso-my.sharepoint.com/download.aspx?tempauth=x', uniqueId: 'u', fileType: 'pdf' },
+    };
+    const image = {
+      contentType: 'image/png',
+      contentUrl: 'https://smba.trafficmanager.net/emea/v3/attachments/0-a/views/original',
+    };
+    const elsewhere = { contentType: 'image/jpeg', contentUrl: 'https://images.example.com/cat.jpg' };
+    const html = { contentType: 'text/html', content: '<p>hi</p>' };
+    const inbound = parseTeamsActivity(teamsMessageActivity(SERVICE_URL, { attachments: [file, image, elsewhere, html] }), TOKEN);
+    expect(inbound.kind === 'message' && inbound.message.media).toEqual([
+      { kind: 'file', ref: 'https://contoso-my.sharepoint.com/download.aspx?tempauth=x', name: 'q3.pdf' },
+      { kind: 'image', ref: `bearer:${image.contentUrl}`, type: 'image/png' },
+      { kind: 'image', ref: elsewhere.contentUrl, type: 'image/jpeg' },
+    ]);
+  });
+
   it('answers 401 when the activity names another serviceUrl than its token', () => {
     const error = appErrorFrom(() => parseTeamsActivity(teamsMessageActivity('https://evil.example.com/'), TOKEN));
     expect(error.status).toBe(401);

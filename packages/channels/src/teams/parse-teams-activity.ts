@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
 import { parseTeamsSubmit } from './teams-approvals.js';
+import { teamsMediaOf } from './teams-media.js';
 import { endorses, type TeamsToken } from './verify-teams-token.js';
 
 /** A Bot Framework activity. Loose: the schema is large and grows; only what is named is read. */
@@ -19,6 +20,18 @@ const messageSchema = z.looseObject({
   /** An Adaptive Card's `Action.Submit` data (an approval's Approve / Deny), with the card's activity as `replyToId`. */
   value: z.unknown().optional(),
   replyToId: z.string().optional(),
+  /** Files and cards; see teams-media.ts for the ones read. */
+  attachments: z
+    .array(
+      z.looseObject({
+        contentType: z.string(),
+        contentUrl: z.string().optional(),
+        name: z.string().optional(),
+        content: z.unknown().optional(),
+      }),
+    )
+    .max(50)
+    .default([]),
   entities: z
     .array(
       z.looseObject({
@@ -55,13 +68,15 @@ export function parseTeamsActivity(body: unknown, token: TeamsToken): Inbound {
   if (submit) return submit;
   const text = withoutMentionsOf(message.recipient.id, message.text, message.entities);
   const type = message.conversation.conversationType;
-  if (text === '') return { kind: 'answer', answer: okAnswer() };
+  const media = teamsMediaOf(message.attachments, message.serviceUrl);
+  if (text === '' && media.length === 0) return { kind: 'answer', answer: okAnswer() };
   return {
     kind: 'message',
     message: {
       action: 'chat',
       text,
       from: message.from.id,
+      ...(media.length ? { media } : {}),
       ...(message.from.name ? { fromName: message.from.name } : {}),
       place: type === undefined || type === 'personal' ? 'direct' : 'group',
       // The bot is `recipient`; a mention of it is a `mention` entity naming that id.

@@ -76,3 +76,18 @@ async function requestToken(app: TeamsApp, now: number): Promise<{ value: string
   }
   throw statusFailure(label, reply.status, detail);
 }
+
+/** What of a Teams hook's config its tokens are asked with. */
+export interface TeamsAppConfig {
+  appId: string;
+  appPassword: string;
+  tenantId?: string | undefined;
+  tokenUrl?: string | undefined;
+}
+
+/** The app as the token endpoint knows it: Entra ID's endpoint for the tenant (multi-tenant: botframework.com) unless `tokenUrl` names one. */
+export function teamsApp(hook: string, config: TeamsAppConfig, http: TeamsApp['http']): TeamsApp {
+  const tenant = config.tenantId ?? 'botframework.com';
+  const tokenUrl = config.tokenUrl ?? `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`;
+  return { hook, appId: config.appId, appPassword: config.appPassword, tokenUrl, http };
+}

@@ -3,7 +3,8 @@ import { choicePayload, outcomeText, questionText, readChoicePayload } from '../
 import type { ApprovalSide, Inbound } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { okAnswer } from '../inbound.js';
-import { callConnector, type TeamsAppConfig } from './teams-connector.js';
+import type { TeamsAppConfig } from './teams-access-token.js';
+import { callConnector } from './teams-connector.js';
 
 /** The `data` key our buttons' submits carry (Teams sends `data` back as the activity's `value`). */
 const DATA_KEY = 'switchboard';

@@ -4,9 +4,10 @@ import { DeliveryError } from '../delivery-error.js';
 import { parseJsonBody } from '../inbound.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTeamsActivity } from './parse-teams-activity.js';
-import { teamsAccessToken } from './teams-access-token.js';
+import { teamsAccessToken, teamsApp } from './teams-access-token.js';
 import { teamsApprovals } from './teams-approvals.js';
-import { callConnector, teamsApp } from './teams-connector.js';
+import { callConnector } from './teams-connector.js';
+import { locateTeamsFile } from './teams-media.js';
 import { verifyTeamsToken } from './verify-teams-token.js';
 
 /**
@@ -72,6 +73,9 @@ export const teams = defineChannel({
       replyToId: activity_id,
     });
   },
+
+  /** Files sent in a personal chat (pre-authenticated download URLs) and pasted images (with the Connector token on Microsoft hosts). */
+  media: { locate: locateTeamsFile },
 
   approvals: teamsApprovals,
 

@@ -2,7 +2,7 @@ import { joinUrl } from '@switchboard/http';
 import { parseRetryAfter } from '@switchboard/protocol';
 import type { DeliveryContext } from '../definition.js';
 import { redact, statusFailure } from '../http.js';
-import { forgetTeamsAccessToken, type TeamsApp, teamsAccessToken } from './teams-access-token.js';
+import { forgetTeamsAccessToken, type TeamsAppConfig, teamsAccessToken, teamsApp } from './teams-access-token.js';
 
 /**
  * One Connector call on an activity (`{serviceUrl}/v3/conversations/{id}/activities/{activityId}`)
@@ -34,13 +34,4 @@ export async function callConnector(
     redact(reply.text, [token, config.appPassword]),
     parseRetryAfter(reply.headers['retry-after']),
   );
-}
-
-export type TeamsAppConfig = { appId: string; appPassword: string; tenantId?: string | undefined; tokenUrl?: string | undefined };
-
-/** The app as the token endpoint knows it: Entra ID's endpoint for the tenant (multi-tenant: botframework.com) unless `tokenUrl` names one. */
-export function teamsApp(hook: string, config: TeamsAppConfig, http: TeamsApp['http']): TeamsApp {
-  const tenant = config.tenantId ?? 'botframework.com';
-  const tokenUrl = config.tokenUrl ?? `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`;
-  return { hook, appId: config.appId, appPassword: config.appPassword, tokenUrl, http };
 }

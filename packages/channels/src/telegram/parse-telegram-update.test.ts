@@ -114,6 +114,32 @@ describe('parseTelegramUpdate', () => {
     });
   });
 
+  it('records a voice note and an audio file by file_id, with their length in seconds', () => {
+    const voice = parseTelegramUpdate(
+      telegramUpdate({
+        text: undefined,
+        voice: { file_id: 'AwAC', file_unique_id: 'v', duration: 14, mime_type: 'audio/ogg', file_size: 22_000 },
+      }),
+    );
+    expect(voice).toMatchObject({
+      kind: 'message',
+      message: {
+        text: '',
+        media: [{ kind: 'audio', ref: 'AwAC', name: 'voice.ogg', type: 'audio/ogg', size: 22_000, seconds: 14 }],
+      },
+    });
+    const audio = parseTelegramUpdate(
+      telegramUpdate({
+        text: undefined,
+        caption: 'listen',
+        audio: { file_id: 'CQAC', file_unique_id: 'a', duration: 200, file_name: 'talk.mp3', mime_type: 'audio/mpeg' },
+      }),
+    );
+    expect(audio).toMatchObject({
+      message: { text: 'listen', media: [{ kind: 'audio', ref: 'CQAC', name: 'talk.mp3', type: 'audio/mpeg', seconds: 200 }] },
+    });
+  });
+
   it('ignores messages without a sender and other update kinds', () => {
     expect(parseTelegramUpdate(telegramUpdate({ from: undefined, sender_chat: { id: -100_1, type: 'channel' } }))).toEqual(
       ignored,

@@ -14,6 +14,14 @@ const updateSchema = z.looseObject({
   message: z.unknown().optional(),
 });
 
+/** What a document, voice note and audio file have in common (https://core.telegram.org/bots/api#document). */
+const fileSchema = z.looseObject({
+  file_id: z.string().min(1),
+  file_name: z.string().optional(),
+  mime_type: z.string().optional(),
+  file_size: z.int().optional(),
+});
+
 const textMessageSchema = z.looseObject({
   message: z.looseObject({
     message_id: z.int(),
@@ -27,14 +35,13 @@ const textMessageSchema = z.looseObject({
      * text that came with either (https://core.telegram.org/bots/api#message, #photosize, #document).
      */
     photo: z.array(z.looseObject({ file_id: z.string().min(1), file_size: z.int().optional() })).optional(),
-    document: z
-      .looseObject({
-        file_id: z.string().min(1),
-        file_name: z.string().optional(),
-        mime_type: z.string().optional(),
-        file_size: z.int().optional(),
-      })
-      .optional(),
+    document: fileSchema.optional(),
+    /**
+     * A voice note (OGG/Opus; no name) and an audio file, each with its length in seconds
+     * (https://core.telegram.org/bots/api#voice, #audio).
+     */
+    voice: fileSchema.extend({ duration: z.number().nonnegative().optional() }).optional(),
+    audio: fileSchema.extend({ duration: z.number().nonnegative().optional() }).optional(),
     caption: z.string().optional(),
     caption_entities: z.array(z.looseObject({ type: z.string(), offset: z.int().min(0), length: z.int().min(0) })).optional(),
     /** Mentions and commands in the text, by UTF-16 offset (https://core.telegram.org/bots/api#messageentity). */
@@ -128,7 +135,10 @@ function addressesBot(message: TextMessage, { botId, botUsername }: TelegramPars
   return false;
 }
 
-/** The files a message carries: a photo's largest size (the last), a document with its name and type. */
+/**
+ * The files a message carries: a photo's largest size (the last), a document with its name and
+ * type, a voice note or audio file with its length.
+ */
 function mediaOf(message: TextMessage): MediaRef[] {
   const media: MediaRef[] = [];
   const largest = message.photo?.at(-1);
@@ -148,6 +158,20 @@ function mediaOf(message: TextMessage): MediaRef[] {
       ...(document.file_name ? { name: document.file_name.slice(0, 256) } : {}),
       ...(document.mime_type ? { type: document.mime_type.slice(0, 128) } : {}),
       ...(document.file_size ? { size: document.file_size } : {}),
+    });
+  }
+  for (const [sound, name] of [
+    [message.voice, 'voice.ogg'],
+    [message.audio, 'audio'],
+  ] as const) {
+    if (!sound) continue;
+    media.push({
+      kind: 'audio',
+      ref: sound.file_id,
+      name: (sound.file_name ?? name).slice(0, 256),
+      ...(sound.mime_type ? { type: sound.mime_type.slice(0, 128) } : {}),
+      ...(sound.file_size ? { size: sound.file_size } : {}),
+      ...(sound.duration !== undefined ? { seconds: Math.min(sound.duration, 86_400) } : {}),
     });
   }
   return media;

@@ -53,9 +53,31 @@ describe('parseWhatsAppWebhook', () => {
     ]);
   });
 
-  it('acknowledges status updates, media, other fields and other objects without answering them', () => {
+  it('keeps an image, a voice note and a document as references by media id, with the caption as the text', () => {
+    const parsed = (message: Record<string, unknown>) => {
+      const inbound = parseWhatsAppWebhook(whatsappTextWebhook({ text: undefined, ...message }));
+      return inbound.kind === 'messages' ? inbound.messages[0] : inbound;
+    };
+    expect(
+      parsed({ type: 'image', image: { id: '1001', mime_type: 'image/jpeg', sha256: 'x', caption: 'my receipt' } }),
+    ).toMatchObject({
+      text: 'my receipt',
+      media: [{ kind: 'image', ref: '1001', name: 'photo.jpg', type: 'image/jpeg' }],
+    });
+    expect(parsed({ type: 'audio', audio: { id: '1002', mime_type: 'audio/ogg; codecs=opus', voice: true } })).toMatchObject({
+      text: '',
+      media: [{ kind: 'audio', ref: '1002', name: 'voice.ogg', type: 'audio/ogg; codecs=opus' }],
+    });
+    expect(
+      parsed({ type: 'document', document: { id: '1003', mime_type: 'application/pdf', filename: 'q3.pdf', caption: 'read' } }),
+    ).toMatchObject({ text: 'read', media: [{ kind: 'document', ref: '1003', name: 'q3.pdf', type: 'application/pdf' }] });
+  });
+
+  it('acknowledges status updates, stickers, other fields and other objects without answering them', () => {
     expect(parseWhatsAppWebhook(whatsappStatusWebhook('read'))).toEqual(ignored);
-    expect(parseWhatsAppWebhook(whatsappTextWebhook({ type: 'image', text: undefined, image: { id: '1' } }))).toEqual(ignored);
+    expect(parseWhatsAppWebhook(whatsappTextWebhook({ type: 'sticker', text: undefined, sticker: { id: '1' } }))).toEqual(
+      ignored,
+    );
     expect(parseWhatsAppWebhook(whatsappTextWebhook({ text: { body: '  ' } }))).toEqual(ignored);
     expect(
       parseWhatsAppWebhook({

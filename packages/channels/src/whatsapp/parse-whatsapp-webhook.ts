@@ -1,7 +1,8 @@
-import type { InboundMessage } from '@switchboard/protocol';
+import type { InboundMessage, MediaRef } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
+import { mediaKindOf } from '../media/media-kind.js';
 
 /**
  * A WhatsApp Business Account webhook: `entry[].changes[]`, each a `field` and its `value`.
@@ -10,6 +11,15 @@ import { okAnswer, parseWith } from '../inbound.js';
 const webhookSchema = z.looseObject({
   object: z.string(),
   entry: z.array(z.looseObject({ changes: z.array(z.looseObject({ field: z.string(), value: z.unknown() })) })),
+});
+
+/** A media object of a message: its id, declared type, and (documents) its file name and (images, documents) caption. */
+const mediaSchema = z.looseObject({
+  id: z.string().min(1),
+  mime_type: z.string().optional(),
+  filename: z.string().optional(),
+  caption: z.string().optional(),
+  voice: z.boolean().optional(),
 });
 
 const messagesValueSchema = z.looseObject({
@@ -26,6 +36,15 @@ const messagesValueSchema = z.looseObject({
         id: z.string().min(1),
         type: z.string(),
         text: z.looseObject({ body: z.string() }).optional(),
+        /**
+         * Media a customer sent, by media id: fetched with the access token (`GET /{media-id}`,
+         * then its `url`). Images and documents may carry a caption; a voice note is an `audio`
+         * with `voice: true` (developers.facebook.com …/webhooks/reference/messages/image, audio, document).
+         */
+        image: mediaSchema.optional(),
+        audio: mediaSchema.optional(),
+        voice: mediaSchema.optional(),
+        document: mediaSchema.optional(),
         /**
          * Set on a message written in a group the business number is in (developers.facebook.com
          * …/webhooks/reference/messages/group/); `from` is then the participant who wrote it.
@@ -46,7 +65,8 @@ export interface WhatsAppParseOptions {
 /**
  * Turns a verified webhook into the text messages to answer, in the order Meta sent them (one
  * delivery may batch several), or an acknowledgement when it holds none: status updates, other
- * fields, media and reactions are acknowledged with 200 so Meta does not retry them.
+ * fields, reactions, stickers and video are acknowledged with 200 so Meta does not retry them.
+ * Images, voice notes, audio and documents are kept as references (the worker fetches them).
  *
  * @throws AppError 400 when the body is not a webhook of that shape.
  */
@@ -62,20 +82,22 @@ export function parseWhatsAppWebhook(body: unknown, options: WhatsAppParseOption
       if (options.phoneNumberId && phoneNumberId !== options.phoneNumberId) return;
       const business = digits(value.metadata.display_phone_number);
       for (const message of value.messages ?? []) {
-        const text = message.type === 'text' ? message.text?.body : undefined;
-        if (text === undefined || text.trim() === '') continue;
+        const media = mediaOf(message);
+        const text = message.type === 'text' ? message.text?.body : media[0] && captionOf(message);
+        if ((text === undefined || text.trim() === '') && media.length === 0) continue;
         const name = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name;
         const group = message.group_id;
         messages.push({
           action: 'chat',
-          text,
+          text: text ?? '',
           from: message.from,
+          ...(media.length ? { media } : {}),
           ...(name ? { fromName: name } : {}),
           place: group ? 'group' : 'direct',
           // A reply to one of the business's messages, or its number @-mentioned in the text.
           addressed:
             business !== '' &&
-            (digits(message.context?.from) === business || text.replace(/[\s-]/g, '').includes(`@${business}`)),
+            (digits(message.context?.from) === business || (text ?? '').replace(/[\s-]/g, '').includes(`@${business}`)),
           // One conversation per customer and business number; a group's is the group's.
           conversation: group ? `${phoneNumberId}:group:${group}` : `${phoneNumberId}:${message.from}`,
           // The wamid: Meta repeats it when it retries a delivery.
@@ -92,6 +114,31 @@ export function parseWhatsAppWebhook(body: unknown, options: WhatsAppParseOption
   });
   if (messages.length === 0) return { kind: 'answer', answer: okAnswer() };
   return { kind: 'messages', messages, ack: () => okAnswer() };
+}
+
+type WhatsAppMessage = NonNullable<z.output<typeof messagesValueSchema>['messages']>[number];
+
+/** The media of a message of type image, audio, voice or document (stickers and video are not read). */
+function mediaOf(message: WhatsAppMessage): MediaRef[] {
+  const kinds = { image: 'image', audio: 'audio', voice: 'audio', document: 'document' } as const;
+  if (!(message.type in kinds)) return [];
+  const type = message.type as keyof typeof kinds;
+  const media = message[type];
+  if (!media) return [];
+  const kind = type === 'document' ? mediaKindOf(media.mime_type) : kinds[type];
+  const name = media.filename ?? (type === 'image' ? 'photo.jpg' : kind === 'audio' ? 'voice.ogg' : undefined);
+  return [
+    {
+      kind: kind === 'file' ? 'document' : kind,
+      ref: media.id,
+      ...(name ? { name: name.slice(0, 256) } : {}),
+      ...(media.mime_type ? { type: media.mime_type.slice(0, 128) } : {}),
+    },
+  ];
+}
+
+function captionOf(message: WhatsAppMessage): string | undefined {
+  return message.image?.caption ?? message.document?.caption;
 }
 
 /** A phone number's digits alone: the display number is written `+1 555-0100`, ids as `15550100`. */

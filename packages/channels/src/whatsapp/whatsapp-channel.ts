@@ -10,6 +10,7 @@ import { parseWhatsAppWebhook } from './parse-whatsapp-webhook.js';
 import { verifyWhatsAppSignature } from './verify-whatsapp-signature.js';
 import { checkWhatsAppReply, judgeWhatsAppPhoneNumber } from './whatsapp-api-result.js';
 import { answerWhatsAppHandshake } from './whatsapp-handshake.js';
+import { locateWhatsAppMedia } from './whatsapp-media.js';
 
 /** The Cloud API's limit on a text message's body. */
 export const WHATSAPP_TEXT_LIMIT = 4096;
@@ -89,6 +90,9 @@ export const whatsapp = defineChannel({
     });
     checkWhatsAppReply(label, reply, [config.accessToken, config.appSecret, config.verifyToken]);
   },
+
+  /** Images, voice notes and documents customers send: `GET /{media-id}`, then its URL, with the token. */
+  media: { locate: locateWhatsAppMedia },
 
   /** `GET /{phone_number_id}`: proves the token can act for the number; nothing to check without one. */
   async checkCredentials({ hook, config, http }) {

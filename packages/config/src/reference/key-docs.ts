@@ -416,12 +416,13 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
   {
     keys: ['hooks.<name>.media.audio'],
     default: 'none',
-    meaning: 'voice notes and audio transcribed by this `<provider>/<model>`; not built yet: answered as not taken',
+    meaning:
+      "voice notes and audio transcribed by this `<provider>/<model>` (one of a provider's `audioModels`); the transcript is the message's text",
   },
   {
     keys: ['hooks.<name>.media.documents'],
     default: '`false`',
-    meaning: 'documents (PDF, text, Markdown, CSV) read as text; not built yet: answered as not taken',
+    meaning: 'documents (PDF, plain text, Markdown, CSV) read as text and given to the model with the message',
   },
   {
     keys: ['hooks.<name>.media.maxBytes'],
@@ -431,7 +432,7 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
   {
     keys: ['hooks.<name>.media.maxDocumentChars'],
     default: '`50000`',
-    meaning: "where a document's text is cut (for documents, not built yet)",
+    meaning: "where a document's text is cut (the model is told it was)",
   },
   {
     keys: ['hooks.<name>.media.allowPrivateUrls'],

@@ -1,5 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import { type APIMessage, MessageType, type RESTError, RESTJSONErrorCodes, type RESTRateLimit } from 'discord-api-types/v10';
+import {
+  type APIAttachment,
+  type APIMessage,
+  MessageType,
+  type RESTError,
+  RESTJSONErrorCodes,
+  type RESTRateLimit,
+} from 'discord-api-types/v10';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { discordMessage } from './discord.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
@@ -58,6 +65,14 @@ export interface FakeDiscord {
   responses(token: string): DiscordPost[];
   /** Messages the bot posted in a channel. */
   channel(channelId: string): DiscordPost[];
+  /**
+   * A file a user gave a command's attachment option: the attachment object for the interaction's
+   * `data.resolved.attachments`, its `url` served by this server as Discord's CDN serves one (no
+   * credentials; the URL carries its signature, `ex`/`is`/`hm`).
+   */
+  addAttachment(bytes: Buffer, filename: string, contentType: string): APIAttachment;
+  /** Attachment downloads served. */
+  readonly attachmentDownloads: number;
   readonly refused: number;
   close(): Promise<void>;
 }
@@ -75,6 +90,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   /** Channel messages by the nonce they were created with (the bot is the only author here). */
   const nonces = new Map<string, { post: DiscordPost; until: number }>();
   let nextId = 1_329_481_300_000_000_000n;
+  const attachments = new Map<string, Buffer>();
+  let attachmentDownloads = 0;
 
   const answer = (
     res: ServerResponse,
@@ -89,6 +106,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   };
 
   const server = await startLocalServer((req: RecordedRequest, res) => {
+    const file = req.method === 'GET' ? attachments.get(req.url.replace(/\?.*$/, '')) : undefined;
+    if (file) {
+      attachmentDownloads++;
+      return void res.writeHead(200, { 'content-length': String(file.length) }).end(file);
+    }
     const path = req.url.replace(/^\/api\/v10/, '').replace(/\?.*$/, '');
     const call: DiscordCall = { method: req.method, path, status: 0 };
     calls.push(call);
@@ -223,6 +245,16 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     },
     responses: (token) => [...(interactions.get(token)?.posts ?? [])],
     channel: (channelId) => [...(channels.get(channelId) ?? [])],
+    addAttachment(bytes, filename, contentType) {
+      const id = String(++nextId);
+      const path = `/attachments/900000000000000002/${id}/${encodeURIComponent(filename)}`;
+      attachments.set(path, bytes);
+      const url = `${server.url}${path}?ex=6790a0b0&is=678f4f30&hm=fake`;
+      return { id, filename, content_type: contentType, size: bytes.length, url, proxy_url: url };
+    },
+    get attachmentDownloads() {
+      return attachmentDownloads;
+    },
     get refused() {
       return rate.refused;
     },

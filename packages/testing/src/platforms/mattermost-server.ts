@@ -13,7 +13,8 @@ import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLo
  * A create whose `pending_post_id` was seen in the last 30 s answers 201 with the post made then
  * instead of a second one (`deduplicateCreatePost` in mattermost/mattermost
  * server/channels/app/post.go: `pendingPostIDsCacheTTL = 30 * time.Second`, one cache for the
- * whole server, keyed by the id alone).
+ * whole server, keyed by the id alone). `GET /api/v4/files/{file_id}` answers a file's bytes
+ * (https://developers.mattermost.com/api-documentation/#/operations/GetFile), with the token too.
  */
 export interface MattermostPost {
   id: string;
@@ -32,6 +33,8 @@ export interface MattermostApi {
   botPosts(): MattermostPost[];
   /** A user's post, so a reply can be threaded under it (or under its root). */
   userPosted(post: { id: string; channel_id: string; root_id?: string; message?: string }): void;
+  /** A file attached to a user's post; its id (26 characters), for an outgoing webhook's `file_ids`. */
+  addFile(bytes: Buffer, mimeType: string): string;
 }
 
 export interface FakeMattermost extends MattermostApi {
@@ -56,6 +59,7 @@ const appError = (id: string, message: string, status: number) => ({
 export function mattermostApi(options: { botToken: string }): MattermostApi {
   const posts: MattermostPost[] = [];
   const seenPending = new Map<string, { postId: string; until: number }>();
+  const files = new Map<string, { bytes: Buffer; mimeType: string }>();
   let nextId = 1;
   const handler: Handler = (req: RecordedRequest, res) => {
     if (req.headers.authorization !== `Bearer ${options.botToken}`) {
@@ -82,6 +86,11 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
         locale: 'en',
         auth_service: '',
       } satisfies Partial<UserProfile>);
+    }
+    const file = req.method === 'GET' ? files.get(/^\/api\/v4\/files\/([a-z0-9]+)$/.exec(req.url)?.[1] ?? '') : undefined;
+    if (file) {
+      res.writeHead(200, { 'content-type': file.mimeType, 'content-length': String(file.bytes.length) });
+      return void res.end(file.bytes);
     }
     const get = /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(req.url);
     if (req.method === 'GET' && get) {
@@ -131,6 +140,11 @@ export function mattermostApi(options: { botToken: string }): MattermostApi {
     posts,
     botPosts: () => posts.filter((p) => p.user_id === BOT_USER_ID),
     userPosted: (post) => void posts.push({ root_id: '', message: '', user_id: 'someone', create_at: Date.now(), ...post }),
+    addFile(bytes, mimeType) {
+      const id = `file${String(files.size + 1).padStart(22, '0')}`;
+      files.set(id, { bytes, mimeType });
+      return id;
+    },
   };
 }
 

@@ -41,6 +41,17 @@ export interface BotFramework {
   replies: TeamsReply[];
   /** How many tokens the token endpoint has issued. */
   tokensIssued(): number;
+  /**
+   * An image pasted into a message: its `contentUrl` on the Connector
+   * (`/v3/attachments/{id}/views/original`), served only with a token the fake issued, as the
+   * Connector's attachment views are.
+   */
+  addInlineImage(bytes: Buffer, contentType: string): string;
+  /**
+   * A file sent in a personal chat: its `content.downloadUrl`, pre-authenticated (served without a
+   * token), as Teams' `application/vnd.microsoft.teams.file.download.info` attachment carries it.
+   */
+  addFileDownload(bytes: Buffer): string;
   /** A Connector JWT for an activity, signed with the issuer's key (`foreign`: a key the JWKS does not hold). */
   sign(
     serviceUrl: string,
@@ -163,6 +174,8 @@ export async function botFramework(options: {
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
   const issued = new Set<string>();
   const replies: TeamsReply[] = [];
+  const inline = new Map<string, { bytes: Buffer; contentType: string }>();
+  const downloads = new Map<string, Buffer>();
   const metadataPath = '/v1/.well-known/openidconfiguration';
   const keysPath = '/v1/.well-known/keys';
   const tokenPath = '/botframework.com/oauth2/v2.0/token';
@@ -197,6 +210,16 @@ export async function botFramework(options: {
       issued.add(token);
       return sendJson(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: token });
     }
+    const view = /^\/v3\/attachments\/([^/]+)\/views\/original$/.exec(req.url);
+    if (req.method === 'GET' && view) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (!token || !issued.has(token)) return sendJson(res, 401, { message: 'Authorization has been denied for this request.' });
+      const image = inline.get(view[1]!);
+      if (!image) return sendJson(res, 404, { error: { code: 'NotFound', message: 'Not found' } } satisfies ConnectorError);
+      return void res.writeHead(200, { 'content-type': image.contentType }).end(image.bytes);
+    }
+    const download = req.method === 'GET' ? downloads.get(req.url) : undefined;
+    if (download) return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(download);
     const reply = /^\/v3\/conversations\/([^/]+)\/activities\/([^/]+)$/.exec(req.url);
     if (req.method === 'POST' && reply) {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -251,6 +274,16 @@ export async function botFramework(options: {
     tokenPath,
     replies,
     tokensIssued: () => issued.size,
+    addInlineImage(bytes, contentType) {
+      const id = `0-wus-d1-${randomUUID().replaceAll('-', '')}`;
+      inline.set(id, { bytes, contentType });
+      return `${options.baseUrl()}/v3/attachments/${id}/views/original`;
+    },
+    addFileDownload(bytes) {
+      const path = `/personal/ada/_layouts/15/download.aspx?UniqueId=${randomUUID()}&tempauth=fake`;
+      downloads.set(path, bytes);
+      return `${options.baseUrl()}${path}`;
+    },
     sign: (serviceUrl, signOptions = {}) =>
       // The claim is `serviceurl`, all lowercase: `AuthenticationConstants.ServiceUrlClaim` in
       // botframework-connector (lib/auth/authenticationConstants.js) and botbuilder-dotnet.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Handler, type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { graphError, type WhatsAppSendResult } from './whatsapp.js';
 
@@ -7,7 +8,11 @@ import { graphError, type WhatsAppSendResult } from './whatsapp.js';
  * `messaging_product: "whatsapp"` and a text body of at most 4096 characters, and the 24-hour
  * customer-service window — a free-form message to a customer who has not written within 24
  * hours is refused with error 131047 "Re-engagement message". `GET /{version}/{phone_number_id}`
- * answers the number's details (the credential check).
+ * answers the number's details (the credential check). Media customers sent are served the
+ * two-step way Meta documents (…/cloud-api/reference/media): `GET /{version}/{media-id}` answers
+ * `{messaging_product, url, mime_type, sha256, file_size, id}`, and the `url` (Meta's
+ * lookaside.fbsbx.com `/whatsapp_business/attachments/?mid=…`, here on this server) gives the
+ * bytes — both only with the access token.
  */
 export interface FakeWhatsAppOptions {
   accessToken: string;
@@ -30,6 +35,10 @@ export interface WhatsAppGraph {
   sent: WhatsAppSent[];
   /** The customer wrote at `at` (Unix ms; default now): free-form replies are allowed for 24 hours. */
   customerWrote(waId: string, at?: number): void;
+  /** Stores a file a customer sent; its media id, for a webhook's `image.id`, `audio.id`… */
+  addMedia(bytes: Buffer, mimeType: string): string;
+  /** Media downloads served (the second step), token checked. */
+  readonly mediaDownloads: number;
 }
 
 export interface FakeWhatsApp extends WhatsAppGraph {
@@ -44,17 +53,40 @@ const WINDOW_MS = 24 * 60 * 60 * 1000;
 export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<FakeWhatsApp> {
   const graph = whatsappGraph(options);
   const server = await startLocalServer(graph.handler);
-  return { ...graph, url: server.url, server, close: () => server.close() };
+  // Onto the graph itself, not a spread copy: `mediaDownloads` is a getter.
+  return Object.assign(graph, { url: server.url, server, close: () => server.close() });
 }
 
 export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
   const lastWrote = new Map<string, number>();
   const sent: WhatsAppSent[] = [];
+  const media = new Map<string, { bytes: Buffer; mimeType: string }>();
+  let mediaDownloads = 0;
   let nextId = 1;
 
   const handler: Handler = (req: RecordedRequest, res) => {
     if (req.headers.authorization !== `Bearer ${options.accessToken}`) {
       return sendJson(res, 401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
+    }
+    const url = new URL(req.url, `http://${req.headers.host}`);
+    if (req.method === 'GET' && url.pathname === '/whatsapp_business/attachments/') {
+      const file = media.get(url.searchParams.get('mid') ?? '');
+      if (!file) return sendJson(res, 404, graphError(100, 'Media not found'));
+      mediaDownloads++;
+      res.writeHead(200, { 'content-type': file.mimeType, 'content-length': String(file.bytes.length) });
+      return void res.end(file.bytes);
+    }
+    const mediaId = /^\/v\d+\.\d+\/(\d+)$/.exec(url.pathname)?.[1];
+    const file = mediaId === undefined ? undefined : media.get(mediaId);
+    if (req.method === 'GET' && mediaId !== undefined && file) {
+      return sendJson(res, 200, {
+        messaging_product: 'whatsapp',
+        url: `${url.origin}/whatsapp_business/attachments/?mid=${mediaId}&ext=${Math.floor(Date.now() / 1000) + 300}&hash=fake`,
+        mime_type: file.mimeType,
+        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        file_size: file.bytes.length,
+        id: mediaId,
+      });
     }
     const path = /^\/v\d+\.\d+\/(\d+)(\/messages)?$/.exec(req.url);
     if (!path || path[1] !== options.phoneNumberId) {
@@ -116,5 +148,17 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
       messages: [{ id: `wamid.fake${nextId++}` }],
     } satisfies WhatsAppSendResult);
   };
-  return { handler, sent, customerWrote: (waId, at = Date.now()) => void lastWrote.set(waId, at) };
+  return {
+    handler,
+    sent,
+    customerWrote: (waId, at = Date.now()) => void lastWrote.set(waId, at),
+    addMedia(bytes, mimeType) {
+      const id = String(7_000_000_000 + media.size);
+      media.set(id, { bytes, mimeType });
+      return id;
+    },
+    get mediaDownloads() {
+      return mediaDownloads;
+    },
+  };
 }
