@@ -324,9 +324,16 @@ export const hookCommonSchema = z.strictObject({
   maxToolSteps: z.int().min(1).max(64).default(8),
   /**
    * Granted tools (`"<server>/<tool>"` or `"<server>"`) that run only once approved
-   * (`POST /hooks/<name>/jobs/<id>/approval`; generic hooks only so far). @defaultValue []
+   * (Approve / Deny buttons in Slack, Telegram, Discord and Teams; `POST /hooks/<name>/jobs/<id>/approval` on generic
+   * and mapped hooks). @defaultValue []
    */
   approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),
+  /**
+   * Who may answer an approval's buttons in the chat: platform user ids (Slack `U…`, Teams `29:…`,
+   * Telegram's and Discord's numeric ids as strings). Empty: the person whose message asked for the call.
+   * @defaultValue [] (the person who asked)
+   */
+  approvers: z.array(z.string().min(1).max(64)).max(100).default([]),
   /** How long a call waits for approval; then it is denied. @defaultValue 600000 */
   approvalTimeoutMs: z.int().min(1_000).max(86_400_000).default(600_000),
 });

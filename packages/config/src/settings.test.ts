@@ -307,6 +307,15 @@ describe('loadSettings', () => {
     expect(settings.defaultModel).toBe('local/echo');
   });
 
+  it("reads a hook's approvers (default: none listed, so the person who asked decides) and refuses an empty id", () => {
+    const hook = { type: 'telegram', botToken: '110201543:AAHdqTcvCH1v', secretToken: 'secret' };
+    const read = (extra: Record<string, unknown>) =>
+      loadSettings({ SWITCHBOARD_CONFIG: file('approvers.json', JSON.stringify({ hooks: { tg: { ...hook, ...extra } } })) });
+    expect(read({}).config.hooks.tg?.approvers).toEqual([]);
+    expect(read({ approvers: ['12345', '678'] }).config.hooks.tg?.approvers).toEqual(['12345', '678']);
+    expect(() => read({ approvers: [''] })).toThrow(/hooks\.tg\.approvers\.0/);
+  });
+
   it('loads config/switchboard.example.yaml as shipped', () => {
     const example = new URL('../../../config/switchboard.example.yaml', import.meta.url).pathname;
     const settings = loadSettings({

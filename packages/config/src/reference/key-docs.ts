@@ -494,7 +494,13 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     keys: ['hooks.<name>.approve'],
     default: '`[]`',
     meaning:
-      'granted tools that run only once approved with `POST /hooks/<name>/jobs/<id>/approval` (generic hooks only so far), see [Tools](tools.md#approvals)',
+      'granted tools that run only once approved (buttons in Slack, Telegram, Discord, Teams, or `POST /hooks/<name>/jobs/<id>/approval`), see [Tools](tools.md#approvals)',
+  },
+  {
+    keys: ['hooks.<name>.approvers'],
+    default: '`[]`: the person who asked',
+    meaning:
+      'user ids (Slack `U…`, Teams `29:…`, Telegram and Discord ids as strings) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
   },
   {
     keys: ['hooks.<name>.approvalTimeoutMs'],
