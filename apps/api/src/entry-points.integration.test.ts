@@ -30,7 +30,7 @@ describe.each(programs)('%s', (_name, spawn) => {
   it('exits 78 naming defaultModel when it names a model no provider serves', async () => {
     const path = configFile({ defaultModel: 'mock/nope', providers: { mock: provider } });
     const { code, output } = await run(spawn, { SWITCHBOARD_CONFIG: path });
-    expect(code).toBe(78);
+    expect(code, output).toBe(78);
     expect(output).toContain(
       "switchboard: configuration error: defaultModel: 'mock/nope' is not served by any configured provider",
     );
@@ -39,14 +39,14 @@ describe.each(programs)('%s', (_name, spawn) => {
   it('exits 78 naming the fallbacks entry that no provider serves', async () => {
     const path = configFile({ providers: { mock: provider }, fallbacks: { 'mock/m': ['ghost/m'] } });
     const { code, output } = await run(spawn, { SWITCHBOARD_CONFIG: path });
-    expect(code).toBe(78);
+    expect(code, output).toBe(78);
     expect(output).toContain('configuration error: fallbacks.mock/m[0]:');
   });
 
   it('exits 78 naming an empty config file', async () => {
     const path = configFile('', 'switchboard.yaml');
     const { code, output } = await run(spawn, { SWITCHBOARD_CONFIG: path });
-    expect(code).toBe(78);
+    expect(code, output).toBe(78);
     expect(output).toContain(`configuration error: ${path}: the file is empty`);
   });
 
@@ -60,7 +60,7 @@ describe.each(programs)('%s', (_name, spawn) => {
 
   it('refuses an option it does not know with exit code 64 and the usage', async () => {
     const { code, output } = await run(spawn, {}, ['--frobnicate']);
-    expect(code).toBe(64);
+    expect(code, output).toBe(64);
     expect(output).toContain("Unknown option '--frobnicate'");
     expect(output).toContain('Usage:');
   });
@@ -112,7 +112,7 @@ describe('--check', () => {
     const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path, MOCK_KEY: 'sk-check-secret-0123456789' }, [
       '--check',
     ]);
-    expect(code).toBe(0);
+    expect(code, output).toBe(0);
     expect(output).toContain('# switchboard: the configuration is valid');
     expect(output).toMatch(/defaultModel: mock\/m/);
     expect(output).toMatch(
@@ -152,7 +152,7 @@ describe('--check', () => {
       hooks: { ask: { type: 'generic', token: 'ask-hook-token-0123', tools: ['desk/add', 'gone'] } },
     });
     const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path }, ['--check']);
-    expect(code).toBe(0);
+    expect(code, output).toBe(0);
     expect(output).toContain('#   desk (stdio): connected; tools: add, slow, create_ticket, huge, crash, reveal');
     expect(output).toMatch(/# {3}gone \(http\): not connected: connecting: /);
     expect(output).toContain('# switchboard: the configuration is valid');
@@ -166,14 +166,14 @@ describe('--check', () => {
       hooks: { ask: { type: 'generic', token: 'ask-hook-token-0123', tools: ['nowhere/add'] } },
     });
     const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path }, ['--check']);
-    expect(code).toBe(78);
+    expect(code, output).toBe(78);
     expect(output).toContain("hooks.ask.tools.0: there is no MCP server named 'nowhere'");
   });
 
   it('exits 78 for a configuration that would not start', async () => {
     const path = configFile({ defaultModel: 'mock/nope', providers: { mock: provider } });
     const { code, output } = await run(spawnApiProcess, { SWITCHBOARD_CONFIG: path }, ['--check']);
-    expect(code).toBe(78);
+    expect(code, output).toBe(78);
     expect(output).toContain('defaultModel:');
     expect(output).not.toContain('the configuration is valid');
   });
