@@ -153,11 +153,10 @@ describe('the worker pipeline', () => {
     const fx = start({ attempts: 3, backoffMs: 10 });
     fx.start();
     const { jobId } = await acceptMessage(fx.hub, 'support', message('rate limited'));
-    const job = await eventually(async () => {
-      const delayed = await fx.hub.queue.getJob(jobId);
-      expect(await delayed?.getState()).toBe('delayed');
-      return delayed!;
-    });
+    // The state first, then the job: a job read before the worker moved it to delayed holds the
+    // delay it was added with (0), however its state reads a moment later.
+    await eventually(async () => expect(await fx.hub.queue.getJobState(jobId)).toBe('delayed'));
+    const job = (await fx.hub.queue.getJob(jobId))!;
     // 7 s as asked, where the exponential step would have been 10 ms.
     expect(job.delay).toBe(7000);
     expect(job.attemptsMade).toBe(1);

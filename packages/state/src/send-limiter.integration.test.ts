@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { deleteKeys, FakeRateLimit, testPrefix, testRedisUrl } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,6 +81,43 @@ describe('SendLimiter', () => {
   it('keeps targets apart: a paused chat does not hold up another', async () => {
     const [worker] = limiters(1, { maxWaitMs: 100 });
     await worker!.pause('tg:1', 5_000);
-    await expect(worker!.take('tg:2', RULES)).resolves.toBeUndefined();
+    await expect(worker!.take('tg:2', RULES)).resolves.toEqual(expect.any(String));
+  });
+
+  /** Redis's clock, ms: the one the turns are on. */
+  async function redisNow(): Promise<number> {
+    const [seconds, micros] = await connections[0]!.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+  /** The time a turn holds in Redis, while its send may be on its way (`r:`) or once over (`s:`). */
+  async function turnAt(target: string, member: string): Promise<number> {
+    return Number(await connections[0]!.zscore(stateKeys(prefix).sendTurns(target), member));
+  }
+  const ONE = [{ count: 1, perMs: 100 }];
+
+  it('gives no turn within a window of a send that may still be on its way, however late it is', async () => {
+    const [slow, quick] = limiters(2);
+    await slow!.take('tg:7', ONE);
+    // The slow worker's event loop stalls: 300 ms after its turn its send has not gone, and may
+    // reach the platform at any moment. The next turn is a window after now, not after that turn.
+    await sleep(300);
+    const takenAt = await redisNow();
+    await quick!.take('tg:7', ONE);
+    const [, latest] = await connections[0]!.zrange(stateKeys(prefix).sendTurns('tg:7'), -1, -1, 'WITHSCORES');
+    expect(Number(latest)).toBeGreaterThanOrEqual(takenAt + 100);
+  });
+
+  it('counts a send that went late from when it was over', async () => {
+    const [slow, quick] = limiters(2);
+    const late = await slow!.take('tg:8', ONE);
+    await sleep(300);
+    await slow!.sent('tg:8', late!);
+    const over = await turnAt('tg:8', `s:${late}`);
+    expect(over).toBeGreaterThanOrEqual((await redisNow()) - 50);
+    const next = await quick!.take('tg:8', ONE);
+    // A platform that saw the late send arrive as late as it was over, and the next at its turn, refuses neither.
+    const platform = new FakeRateLimit();
+    for (const at of [over, await turnAt('tg:8', `r:${next}`)]) platform.check('8', ONE, at);
+    expect(platform.refused).toBe(0);
   });
 });

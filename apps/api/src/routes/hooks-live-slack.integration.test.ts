@@ -1,6 +1,13 @@
 import { once } from 'node:events';
 import { markdownToSlackMrkdwn } from '@switchboard/channels';
-import { eventually, type FakeSlack, slackMessageEvent, slackSignedHeaders, startFakeSlack } from '@switchboard/testing';
+import {
+  eventually,
+  type FakeSlack,
+  type SlackFault,
+  slackMessageEvent,
+  slackSignedHeaders,
+  startFakeSlack,
+} from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { heldStream, type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
 
@@ -8,6 +15,8 @@ const SIGNING_SECRET = 'slack-signing-secret-0123';
 const BOT_TOKEN = 'xoxb-live-bot-token-0123';
 /** About one message a second per channel, scaled down. */
 const LIMIT = { count: 1, perMs: 100 };
+/** A fake that refuses only the call a test makes fail, whatever the machine's load does to timing. */
+const ROOMY = { count: 100, perMs: 100 };
 const ANSWER = 'Use **bold** ideas:\n\n- first `step`\n- then <the next> & more\n\n```sh\nnpm test\n```';
 
 let slack: FakeSlack | undefined;
@@ -19,11 +28,15 @@ afterEach(async () => {
   harness = slack = undefined;
 });
 
-async function start(fake: { streaming?: boolean } = {}) {
+/**
+ * The fake Slack and a live harness with one Slack hook, `name`. A workspace's refusal of native
+ * streaming is remembered per hook name for the life of the process (in-process workers share it).
+ */
+async function start(fake: { streaming?: boolean; limit?: typeof LIMIT } = {}, name = 'team') {
   slack = await startFakeSlack({ botToken: BOT_TOKEN, limit: LIMIT, ...fake });
   harness = await startLiveHarness({
     hooks: {
-      team: {
+      [name]: {
         type: 'slack',
         signingSecret: SIGNING_SECRET,
         botToken: BOT_TOKEN,
@@ -38,16 +51,32 @@ async function start(fake: { streaming?: boolean } = {}) {
 
 let seq = 0;
 /** A signed message event in channel C0LIVE, as Slack sends it; its ts starts the reply's thread. */
-async function send(text: string) {
+async function send(text: string, hook = 'team') {
   seq++;
   const ts = `1736950000.${String(seq).padStart(6, '0')}`;
   const raw = JSON.stringify(slackMessageEvent({ text, ts, channel: 'C0LIVE' }, { event_id: `EvLive${seq}` }));
-  const res = await harness!.post('team', raw, slackSignedHeaders(SIGNING_SECRET, raw, Date.now()));
+  const res = await harness!.post(hook, raw, slackSignedHeaders(SIGNING_SECRET, raw, Date.now()));
   expect(res.status).toBe(200);
   return ts;
 }
 
 const methods = (fake: FakeSlack) => fake.calls.filter((c) => c.error === null).map((c) => c.method);
+
+/** The Markdown the stream was given, call after call, by the calls Slack did (answered or not). */
+const streamedMarkdown = (fake: FakeSlack) =>
+  fake.calls
+    .filter((c) => /^chat\.(start|append)Stream$/.test(c.method) && (c.error === null || c.error === 'unanswered'))
+    .map((c) => String(c.args.markdown_text ?? ''))
+    .join('');
+
+/** ANSWER streamed natively by a hook of its own, the stream's first `chat.appendStream` failing as `fault` says. */
+async function streamWithFirstAppend(fault: SlackFault) {
+  const { slack, harness } = await start({ limit: ROOMY }, fault);
+  slack.failNext('chat.appendStream', fault);
+  harness.script(fault, { text: ANSWER, firstTokenMs: 200, chunkDelayMs: 40, chunkChars: 6 });
+  harness.startWorker();
+  return { slack, thread: await send(fault, fault) };
+}
 
 describe('Slack live replies', () => {
   it('shows the assistant status, then streams natively into the thread, ending with the whole Markdown reply', async () => {
@@ -85,6 +114,32 @@ describe('Slack live replies', () => {
     expect(calls.filter((m) => m === 'chat.postMessage')).toHaveLength(1);
     expect(calls).toContain('chat.update');
     expect(slack.thread('C0LIVE', thread)[0]!.text).toContain('&lt;the next&gt; &amp; more');
+  });
+
+  it('sends the text of an appendStream refused with a 429 once more, and the thread holds the reply once', async () => {
+    const { slack, thread } = await streamWithFirstAppend('ratelimited');
+
+    await eventually(
+      () => expect(slack.thread('C0LIVE', thread)).toEqual([expect.objectContaining({ text: ANSWER, streaming: false })]),
+      400,
+    );
+    expect(slack.calls.filter((c) => c.error === 'ratelimited')).toHaveLength(1);
+    // Slack did none of the refused call: each piece of the reply went into the stream once.
+    expect(streamedMarkdown(slack)).toBe(ANSWER);
+  });
+
+  it('never appends again after an appendStream done but never answered: the message is stopped and updated to the whole reply', async () => {
+    const { slack, thread } = await streamWithFirstAppend('unanswered');
+
+    await eventually(
+      () => expect(slack.thread('C0LIVE', thread).map((m) => m.text)).toEqual([markdownToSlackMrkdwn(ANSWER)]),
+      400,
+    );
+    // The unanswered append was the stream's last: it was stopped, then its message updated in place.
+    expect(slack.calls.filter((c) => c.method === 'chat.appendStream')).toHaveLength(1);
+    expect(methods(slack)).toContain('chat.stopStream');
+    expect(methods(slack)).not.toContain('chat.postMessage');
+    expect(ANSWER.startsWith(streamedMarkdown(slack))).toBe(true);
   });
 
   it('after a worker is SIGKILLed mid-stream, the next run closes that stream and updates the same message to the whole reply', async () => {

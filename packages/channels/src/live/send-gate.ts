@@ -35,8 +35,13 @@ export function sendLimitsSchema<const Names extends string>(defaults: Record<Na
 
 /** The limiter shared by all workers. */
 export interface SendGate {
-  /** Resolves when the caller may send to `target`: each rule holds over every worker's sends. */
-  take(target: string, rules: readonly SendRule[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when the caller may send to `target` (each rule holds over every worker's sends),
+   * with the turn's id for `sent`.
+   */
+  take(target: string, rules: readonly SendRule[], signal?: AbortSignal): Promise<string | undefined>;
+  /** The send of `turn` is over: later turns count from now, so a send that went late never makes the next one early. */
+  sent(target: string, turn: string): Promise<void>;
   /** The platform asked that nothing be sent to `target` for `ms`: every worker waits. */
   pause(target: string, ms: number): Promise<void>;
 }
@@ -50,31 +55,43 @@ export interface SendTarget {
 
 /** One target's turns, bound for one reply. */
 export interface Polite {
-  /** Waits for the target's next turn. */
-  turn(): Promise<void>;
+  /** Waits for the target's next turn; resolves with what to call once the send is over. */
+  turn(): Promise<() => Promise<void>>;
   /** Every worker waits `ms` before the target's next send. */
   pause(ms: number): Promise<void>;
 }
 
 /** A target that is never limited (no limiter, or a channel without targets). */
-export const UNLIMITED: Polite = { turn: async () => {}, pause: async () => {} };
+export const UNLIMITED: Polite = { turn: async () => async () => {}, pause: async () => {} };
 
 export function politeFor(gate: SendGate | undefined, hook: string, target: SendTarget | null, signal?: AbortSignal): Polite {
   if (!gate || !target) return UNLIMITED;
   const key = `${hook}:${target.key}`;
-  return { turn: () => gate.take(key, target.rules, signal), pause: (ms) => gate.pause(key, ms) };
+  return {
+    async turn() {
+      const turn = await gate.take(key, target.rules, signal);
+      // Unrecorded (Redis away), the turn counts as going until it leaves the window: later sends
+      // wait longer, never go early.
+      return async () => {
+        if (turn !== undefined) await gate.sent(key, turn).catch(() => {});
+      };
+    },
+    pause: (ms) => gate.pause(key, ms),
+  };
 }
 
 /**
- * Takes a turn, then makes the call; when the platform answers that it is being sent too much,
+ * Takes a turn, makes the call, then tells the limiter the send is over; when the platform answers that it is being sent too much,
  * the wait it asked for is shared with every worker before the error goes on to the job's retry.
  */
 export async function politely<T>(polite: Polite, call: () => Promise<T>): Promise<T> {
-  await polite.turn();
+  const over = await polite.turn();
   try {
     return await call();
   } catch (err) {
     if (err instanceof DeliveryError && err.retryable && err.retryAfterMs !== undefined) await polite.pause(err.retryAfterMs);
     throw err;
+  } finally {
+    await over();
   }
 }

@@ -1,4 +1,4 @@
-import type { ChatStreamer } from '@slack/web-api';
+import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError } from '@slack/web-api';
 import type { LiveProgress } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DeliveryError } from '../delivery-error.js';
@@ -70,10 +70,27 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
 
   const earlier = context.earlier;
   let native = !earlier?.mode && !earlier?.messages.length && !streamsRefused.has(context.hook);
-  let streamer: ChatStreamer | undefined;
+  /** This run's native stream, once started. */
+  let streamTs: string | undefined;
+  /** What that stream holds for certain. */
   let streamed = '';
+  /** A streaming call failed without a clear answer: the stream may hold more than `streamed`. */
+  let unsure = false;
   let edits: EditedMessages | undefined;
   let earlierStreamOpen = earlier?.open;
+
+  /** A streaming call in its turn; one that may have been done unheard makes the stream unsure. */
+  const streamCall = <T>(method: string, run: () => Promise<T>): Promise<T> =>
+    politely(context.polite, () =>
+      call(method, async () => {
+        try {
+          return await run();
+        } catch (err) {
+          if (!refusedOutright(err)) unsure = true;
+          throw err;
+        }
+      }),
+    );
 
   /** Stops a native stream (an earlier run's, or this one's) so its message can be updated; a stream already over is no error. */
   async function stopStream(ts: string): Promise<void> {
@@ -87,8 +104,8 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
   /** From here on the reply posts and updates messages: the native stream (if any) is closed first. */
   async function toEdits(): Promise<EditedMessages> {
     if (edits) return edits;
-    const messages = streamer?.ts ? [{ id: streamer.ts, chars: streamed.length }] : (earlier?.messages ?? []);
-    if (streamer?.ts) await stopStream(streamer.ts);
+    const messages = streamTs ? [{ id: streamTs, chars: streamed.length }] : (earlier?.messages ?? []);
+    if (streamTs) await stopStream(streamTs);
     if (earlierStreamOpen) {
       await stopStream(earlierStreamOpen);
       earlierStreamOpen = undefined;
@@ -99,22 +116,34 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
     return edits;
   }
 
+  /** Starts the stream in the message's thread, addressed to its writer; resolves with the stream's ts. */
+  async function startStream(markdown: string): Promise<string> {
+    const started = await streamCall('chat.startStream', () =>
+      client.chat.startStream({
+        channel,
+        thread_ts,
+        recipient_user_id: context.message.from,
+        ...(team ? { recipient_team_id: team } : {}),
+        markdown_text: markdown,
+      }),
+    );
+    if (typeof started.ts !== 'string')
+      throw new DeliveryError(`Hook '${context.hook}': Slack chat.startStream gave no ts`, false);
+    return started.ts;
+  }
+
   /** Appends what is new; the first append starts the stream. False when Slack refused streaming here. */
   async function append(text: string): Promise<boolean> {
     const delta = text.slice(streamed.length);
     if (!delta) return true;
-    streamer ??= client.chatStream({
-      channel,
-      thread_ts,
-      recipient_user_id: context.message.from,
-      ...(team ? { recipient_team_id: team } : {}),
-      buffer_size: 1,
-    });
-    const started = Boolean(streamer.ts);
+    const started = streamTs !== undefined;
     try {
-      await politely(context.polite, () =>
-        call(started ? 'chat.appendStream' : 'chat.startStream', () => streamer!.append({ markdown_text: delta })),
-      );
+      if (streamTs) {
+        const ts = streamTs;
+        await streamCall('chat.appendStream', () => client.chat.appendStream({ channel, ts, markdown_text: delta }));
+      } else {
+        streamTs = await startStream(delta);
+      }
     } catch (err) {
       if (!(err instanceof DeliveryError) || err.retryable || err.options.credentialsRefused) throw err;
       // An older workspace, a channel that is no assistant thread, a stream Slack already closed.
@@ -123,7 +152,7 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
       return false;
     }
     streamed = text;
-    await save({ v: 1, messages: [{ id: streamer.ts!, chars: streamed.length }], open: streamer.ts! });
+    await save({ v: 1, messages: [{ id: streamTs, chars: streamed.length }], open: streamTs });
     return true;
   }
 
@@ -135,14 +164,14 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
       client.assistant.threads.setStatus({ channel_id: channel, thread_ts, status }).catch(() => {});
     },
     async update(text) {
-      if (native && context.split(text).length === 1 && (await append(text))) return;
+      if (native && !unsure && context.split(text).length === 1 && (await append(text))) return;
       await (await toEdits()).show(text);
     },
     async finish(reply) {
       const whole = context.split(reply.text).length === 1;
-      if (native && whole && reply.text.startsWith(streamed) && (await append(reply.text)) && streamer?.ts) {
-        const ts = streamer.ts;
-        await politely(context.polite, () => call('chat.stopStream', () => streamer!.stop()));
+      if (native && !unsure && whole && reply.text.startsWith(streamed) && (await append(reply.text)) && streamTs) {
+        const ts = streamTs;
+        await streamCall('chat.stopStream', () => client.chat.stopStream({ channel, ts }));
         await save({ v: 1, messages: [{ id: ts, chars: reply.text.length }] }, 1);
         return 1;
       }
@@ -150,4 +179,16 @@ export function slackLive(context: LiveContext<SlackLiveConfig>): LiveReply {
     },
     close() {},
   };
+}
+
+/**
+ * True when Slack answered and refused the call (a 429, `{ok: false}`, another 4xx): it did
+ * nothing. Without an answer (a time-out, a dropped connection) or with a 5xx, it may have been done.
+ */
+function refusedOutright(err: unknown): boolean {
+  return (
+    err instanceof WebAPIRateLimitedError ||
+    err instanceof WebAPIPlatformError ||
+    (err instanceof WebAPIHTTPError && err.statusCode < 500)
+  );
 }

@@ -92,8 +92,16 @@ export interface FakeSlack {
   readonly downloads: number;
   /** What chat.postEphemeral showed, in order. */
   ephemerals: SlackEphemeral[];
+  /**
+   * The next call of `method` fails: `ratelimited` answers it 429 and does nothing, as the rate
+   * limit does; `unanswered` does it, then drops the connection before the answer — what a client
+   * sees when the answer is lost or comes after its time-out, with the call in fact done.
+   */
+  failNext(method: string, fault: SlackFault): void;
   close(): Promise<void>;
 }
+
+export type SlackFault = 'ratelimited' | 'unanswered';
 
 /** The fields of Slack's file object a bot reads to fetch a shared file. */
 export interface SlackSharedFile {
@@ -132,10 +140,18 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   const messages: SlackMessage[] = [];
   const ephemerals: SlackEphemeral[] = [];
   const calls: SlackCall[] = [];
+  const faults = new Map<string, SlackFault>();
   let seq = 0;
+
+  /** The fault planned for this call of `method`, used up. */
+  const fault = (method: string, kind: SlackFault) => faults.get(method) === kind && faults.delete(method);
 
   const reply = (res: ServerResponse, call: SlackCall, body: SlackAnswer) => {
     call.error = body.ok ? null : (body.error ?? 'unknown_error');
+    if (fault(call.method, 'unanswered')) {
+      call.error = 'unanswered';
+      return void res.socket?.destroy();
+    }
     // JSON without a charset still works, with a warning (https://docs.slack.dev/apis/web-api/#posting_json).
     const warned = call.missingCharset
       ? { warning: 'missing_charset', response_metadata: { ...body.response_metadata, warnings: ['missing_charset'] } }
@@ -170,7 +186,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     if (token !== options.botToken) return refuse(res, call, 'invalid_auth');
     const channel = String(args.channel ?? args.channel_id ?? '');
     if (COUNTED.has(method)) {
-      const waitMs = rate.check(channel, [limit]);
+      const waitMs = fault(method, 'ratelimited') ? limit.perMs : rate.check(channel, [limit]);
       if (waitMs > 0) {
         call.error = 'ratelimited';
         return sendJson(
@@ -302,6 +318,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       return downloads;
     },
     ephemerals,
+    failNext: (method, kind) => void faults.set(method, kind),
     close: () => server.close(),
   };
 }
