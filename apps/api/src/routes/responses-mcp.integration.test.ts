@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  freePort,
   type LocalServer,
   MCP_STDIO_SERVER,
   startOpenAIUpstream,
@@ -31,6 +32,7 @@ const PLANS: Record<string, ToolTurn[]> = {
   'stream a ticket': [[{ name: 'remote__create_ticket', arguments: { title: 'streamed' } }]],
   'add twice': [[{ name: 'local__add', arguments: { a: 2, b: 3 } }], [{ name: 'local__add', arguments: { a: 5, b: 5 } }]],
   'wait forever': [[{ name: 'remote__slow', arguments: { ms: 5_000 } }]],
+  'flood me': [[{ name: 'remote__huge', arguments: { chars: 100_000 } }]],
   'weather and a ticket': [
     [
       { name: 'remote__create_ticket', arguments: { title: 'umbrella' } },
@@ -57,12 +59,14 @@ beforeAll(async () => {
     config: {
       providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o'], maxRetries: 0 } },
       apiKeys: [
-        { key: KEY, name: 'tools', tools: ['remote', 'local/add'] },
+        { key: KEY, name: 'tools', tools: ['remote', 'local/add', 'away'] },
         { key: OTHER_KEY, name: 'plain' },
       ],
       mcpServers: {
         remote: { url: mcp.url, headers: { authorization: `Bearer ${MCP_TOKEN}` }, timeoutMs: 500 },
         local: { command: process.execPath, args: [MCP_STDIO_SERVER], env: { MCP_SIDE_EFFECTS: sideEffects } },
+        // Nothing listens there: listed with an error, the model answers without it.
+        away: { url: `http://127.0.0.1:${await freePort()}/mcp`, headers: { authorization: `Bearer ${MCP_TOKEN}` } },
       },
     },
   });
@@ -160,6 +164,34 @@ describe('mcp tools on /v1/responses', () => {
     const call = response.output.find((item) => item.type === 'mcp_call');
     expect(call).toMatchObject({ status: 'failed', output: null, error: expect.stringContaining('timed out after 500 ms') });
     expect(response.output_text).toContain('timed out');
+  });
+
+  it('caps a huge output and says so', async () => {
+    const response = await client.responses.create({ model: 'mock/gpt-4o', input: 'flood me', tools: [remote()] });
+    const call = response.output.find((item) => item.type === 'mcp_call');
+    const output = call?.type === 'mcp_call' ? (call.output ?? '') : '';
+    expect(output).toMatch(/\[output cut: 16000 of 100000 characters shown\]$/);
+    expect(output.length).toBeLessThan(16_100);
+  });
+
+  it('lists a server that is down with an error, and answers without it', async () => {
+    const response = await client.responses.create({
+      model: 'mock/gpt-4o',
+      input: 'hello',
+      tools: [remote(), { type: 'mcp', server_label: 'away', require_approval: 'never' }],
+    });
+    expect(response.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_list_tools', 'message']);
+    expect(response.output[1]).toMatchObject({
+      server_label: 'away',
+      tools: [],
+      error: "the MCP server 'away' is not connected",
+    });
+    expect(response.output_text).toBe('reply to: hello');
+  });
+
+  it('never writes the MCP server’s bearer token to the logs', () => {
+    expect(gateway.rawLogs.some((line) => line.includes(MCP_TOKEN))).toBe(false);
+    expect(gateway.rawLogs.some((line) => line.includes('mcp server unavailable'))).toBe(true);
   });
 
   it('runs the MCP call and hands the client its own function call, next to each other', async () => {
