@@ -42,7 +42,24 @@ const functionCallOutputItem = z.looseObject({
   call_id: z.string().min(1),
   output: stringOr(z.array(byType(contentParts, 'content parts')), 'a list of content parts'),
 });
-const inputItems = { message: messageItem, function_call: functionCallItem, function_call_output: functionCallOutputItem };
+/** An earlier answer's MCP items sent back as input (openai-node v6 `ResponseInputItem.McpCall`/`McpListTools`). */
+const mcpCallItem = z.looseObject({
+  type: z.literal('mcp_call'),
+  id: z.string().min(1),
+  server_label: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+  output: nullable(z.string()),
+  error: nullable(z.string()),
+});
+const mcpListToolsItem = z.looseObject({ type: z.literal('mcp_list_tools'), server_label: z.string() });
+const inputItems = {
+  message: messageItem,
+  function_call: functionCallItem,
+  function_call_output: functionCallOutputItem,
+  mcp_call: mcpCallItem,
+  mcp_list_tools: mcpListToolsItem,
+};
 
 export type ResponsesInputItem = z.infer<(typeof inputItems)[keyof typeof inputItems]>;
 

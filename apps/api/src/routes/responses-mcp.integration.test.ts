@@ -204,6 +204,20 @@ describe('mcp tools on /v1/responses', () => {
     expect(response.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'function_call']);
     expect(response.output[2]).toMatchObject({ name: 'weather', arguments: '{"city":"Paris"}' });
     expect(mcp.tickets.slice(before)).toEqual(['umbrella']);
+
+    // The client sends the answer back with its function's output (stateless, as with store: false).
+    const [, ticket, weather] = response.output;
+    const next = await client.responses.create({
+      model: 'mock/gpt-4o',
+      input: [
+        { role: 'user', content: 'weather and a ticket' },
+        ...response.output,
+        { type: 'function_call_output', call_id: weather?.type === 'function_call' ? weather.call_id : '', output: '18°C' },
+      ] as OpenAI.Responses.ResponseInput,
+      tools: [remote(), { type: 'function', name: 'weather', parameters: { type: 'object' }, strict: false }],
+    });
+    expect(next.output_text).toBe(`tools said: ${ticket?.type === 'mcp_call' ? ticket.output : ''} | 18°C`);
+    expect(mcp.tickets.slice(before)).toEqual(['umbrella']);
   });
 });
 
