@@ -5,6 +5,7 @@ import {
   freePort,
   type LocalServer,
   MCP_STDIO_SERVER,
+  sendJson,
   startOpenAIUpstream,
   startTestMcpHttpServer,
   type TestMcpHttpServer,
@@ -218,6 +219,39 @@ describe('mcp tools on /v1/responses', () => {
     });
     expect(next.output_text).toBe(`tools said: ${ticket?.type === 'mcp_call' ? ticket.output : ''} | 18°C`);
     expect(mcp.tickets.slice(before)).toEqual(['umbrella']);
+  });
+});
+
+describe('mcp tools and a model that fails mid-loop', () => {
+  it('ends the stream with error and response.failed, the call that ran shown once', async () => {
+    const before = mcp.tickets.length;
+    const model = toolCallingModel((prompt) => PLANS[prompt]);
+    let calls = 0;
+    // The first model call asks for the tool; the second (with its result) fails.
+    upstream.handle((req, res, raw) =>
+      ++calls === 1 ? model(req, res, raw) : sendJson(res, 400, { error: { message: 'bad', type: 'invalid_request_error' } }),
+    );
+    try {
+      const res = await fetch(`${gateway.baseURL}/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock/gpt-4o', input: 'open a ticket', tools: [remote()], stream: true }),
+      });
+      const events = (await res.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as { type: string; response?: { status: string; output: { type: string }[] } });
+      expect(res.status).toBe(200);
+      expect(events.map((event) => event.type).slice(-3)).toEqual(['response.output_item.done', 'error', 'response.failed']);
+      const failed = events.at(-1)?.response;
+      expect(failed?.status).toBe('failed');
+      expect(failed?.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call']);
+      expect(mcp.tickets.length).toBe(before + 1);
+      // The upstream's fault, not ours: nothing logged at error level.
+      expect(gateway.logs.filter((line) => line.level === 'error')).toEqual([]);
+    } finally {
+      upstream.handle(model);
+    }
   });
 });
 
