@@ -34,6 +34,7 @@ const PLANS: Record<string, ToolTurn[]> = {
   'add twice': [[{ name: 'local__add', arguments: { a: 2, b: 3 } }], [{ name: 'local__add', arguments: { a: 5, b: 5 } }]],
   'wait forever': [[{ name: 'remote__slow', arguments: { ms: 5_000 } }]],
   'flood me': [[{ name: 'remote__huge', arguments: { chars: 100_000 } }]],
+  'never stop': Array.from({ length: 12 }, (_, n) => [{ name: 'remote__add', arguments: { a: n, b: 1 } }]),
   'weather and a ticket': [
     [
       { name: 'remote__create_ticket', arguments: { title: 'umbrella' } },
@@ -165,6 +166,15 @@ describe('mcp tools on /v1/responses', () => {
     const call = response.output.find((item) => item.type === 'mcp_call');
     expect(call).toMatchObject({ status: 'failed', output: null, error: expect.stringContaining('timed out after 500 ms') });
     expect(response.output_text).toContain('timed out');
+  });
+
+  it('stops after 8 steps that asked for tools, the model then asked once more without tools', async () => {
+    const response = await client.responses.create({ model: 'mock/gpt-4o', input: 'never stop', tools: [remote()] });
+    const outputs = response.output.flatMap((item) => (item.type === 'mcp_call' ? [item.output] : []));
+    expect(outputs).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    expect(response.output_text).toBe('tools said: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8');
+    expect((upstream.requests.at(-1)!.json as { tool_choice?: unknown }).tool_choice).toBe('none');
+    expect(response.usage?.total_tokens).toBe(9 * 18);
   });
 
   it('caps a huge output and says so', async () => {
