@@ -291,9 +291,11 @@ describe('mcp tools refused', () => {
     expect((await refusal({ type: 'mcp', server_label: 'remote' })).param).toBe('tools[0].require_approval');
   });
 
-  it('answers 400 for a server named by URL', async () => {
+  it('answers 400 for a server named by URL, or headers and a token sent for one', async () => {
     const { param } = await refusal({ ...remote(), server_url: 'https://mcp.example.com/mcp' });
     expect(param).toBe('tools[0].server_url');
+    expect((await refusal(remote({ headers: { authorization: 'Bearer x' } }))).param).toBe('tools[0].headers');
+    expect((await refusal(remote({ authorization: 'token' }))).param).toBe('tools[0].authorization');
   });
 
   it('runs nothing for a refused request', async () => {

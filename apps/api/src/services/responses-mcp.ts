@@ -46,7 +46,8 @@ export function mcpToolsOf(request: ResponsesRequest): { tool: ResponsesMcpTool;
 }
 
 /**
- * Refuses (400, with `param`) what this gateway does not run: a server named by URL or connector,
+ * Refuses (400, with `param`) what this gateway does not run: a server named by URL or connector
+ * (or sent headers or a token: a configured server has its own),
  * a label no configured server has, one the key is not granted, approvals, duplicate labels.
  */
 export function checkMcpTools(request: ResponsesRequest, grants: readonly string[], configured: readonly string[]): void {
@@ -54,14 +55,13 @@ export function checkMcpTools(request: ResponsesRequest, grants: readonly string
   const seen = new Set<string>();
   for (const { tool, index } of mcpToolsOf(request)) {
     const at = `tools[${index}]`;
-    if (tool.server_url != null || tool.connector_id != null) {
-      const field = tool.server_url != null ? 'server_url' : 'connector_id';
+    const remote = (['server_url', 'connector_id', 'headers', 'authorization'] as const).find((field) => tool[field] != null);
+    if (remote)
       throw invalidRequest(
-        `${field} is not supported: this gateway runs only its configured MCP servers; name one in server_label.`,
-        `${at}.${field}`,
+        `${remote} is not supported: this gateway runs only its configured MCP servers (with their own headers); name one in server_label.`,
+        `${at}.${remote}`,
         code,
       );
-    }
     const label = tool.server_label;
     if (!configured.includes(label))
       throw invalidRequest(`There is no MCP server named '${label}' here.`, `${at}.server_label`, 'mcp_server_not_found');
