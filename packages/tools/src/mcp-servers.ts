@@ -231,7 +231,9 @@ class ServerConnection {
       });
       return toolOutput(result, maxChars);
     } catch (err) {
-      if (signal?.aborted) throw err; // shutdown or a lost lock: the job stops here, the call never completed
+      // Shutdown, a lost lock or a client gone: the caller stops here, the call never completed. The
+      // abort's own reason, not the SDK's McpError around it, so callers see an abort for what it is.
+      if (signal?.aborted) throw signal.reason ?? err;
       const message = (err as Error).message;
       this.failed(`calling ${tool}: ${message}`);
       return toolError(

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  eventually,
   freePort,
   type LocalServer,
   MCP_STDIO_SERVER,
@@ -262,6 +263,29 @@ describe('mcp tools and a model that fails mid-loop', () => {
     } finally {
       upstream.handle(model);
     }
+  });
+});
+
+describe('mcp tools and a client that hangs up', () => {
+  it('stops the tool call when the client leaves mid-call, logging it as the client’s doing', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${gateway.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/gpt-4o', input: 'wait forever', tools: [remote()], stream: true }),
+      signal: controller.signal,
+    });
+    const requestId = res.headers.get('x-request-id');
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('response.mcp_call.in_progress')) seen += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    const lines = await eventually(() => {
+      const mine = gateway.logs.filter((line) => line.request_id === requestId);
+      if (!mine.some((line) => line.message === 'client closed request')) throw new Error('not yet');
+      return mine;
+    });
+    expect(lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
   });
 });
 
