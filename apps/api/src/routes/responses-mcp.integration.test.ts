@@ -27,6 +27,8 @@ import { startGateway, type TestGateway } from '../test-support/start-gateway.js
  */
 const KEY = 'sk-responses-mcp-key-0001';
 const OTHER_KEY = 'sk-responses-mcp-key-0002';
+const METERED_KEY = 'sk-responses-mcp-key-0003';
+const ADMIN_KEY = 'admin-responses-mcp-key-0123';
 const MCP_TOKEN = 'mcp-bearer-secret-responses-0123';
 
 const PLANS: Record<string, ToolTurn[]> = {
@@ -35,6 +37,7 @@ const PLANS: Record<string, ToolTurn[]> = {
   'add twice': [[{ name: 'local__add', arguments: { a: 2, b: 3 } }], [{ name: 'local__add', arguments: { a: 5, b: 5 } }]],
   'wait forever': [[{ name: 'remote__slow', arguments: { ms: 5_000 } }]],
   'flood me': [[{ name: 'remote__huge', arguments: { chars: 100_000 } }]],
+  'sum remotely': [[{ name: 'remote__add', arguments: { a: 1, b: 2 } }]],
   'never stop': Array.from({ length: 12 }, (_, n) => [{ name: 'remote__add', arguments: { a: n, b: 1 } }]),
   'weather and a ticket': [
     [
@@ -64,7 +67,9 @@ beforeAll(async () => {
       apiKeys: [
         { key: KEY, name: 'tools', tools: ['remote', 'local/add', 'away'] },
         { key: OTHER_KEY, name: 'plain' },
+        { key: METERED_KEY, name: 'metered', tools: ['remote'] },
       ],
+      adminKeys: [ADMIN_KEY],
       mcpServers: {
         remote: { url: mcp.url, headers: { authorization: `Bearer ${MCP_TOKEN}` }, timeoutMs: 500 },
         local: { command: process.execPath, args: [MCP_STDIO_SERVER], env: { MCP_SIDE_EFFECTS: sideEffects } },
@@ -176,6 +181,19 @@ describe('mcp tools on /v1/responses', () => {
     expect(response.output_text).toBe('tools said: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8');
     expect((upstream.requests.at(-1)!.json as { tool_choice?: unknown }).tool_choice).toBe('none');
     expect(response.usage?.total_tokens).toBe(9 * 18);
+  });
+
+  it('records the request once in the usage, with the tokens of both model calls', async () => {
+    const metered = new OpenAI({ baseURL: gateway.baseURL, apiKey: METERED_KEY, maxRetries: 0 });
+    await metered.responses.create({ model: 'mock/gpt-4o', input: 'sum remotely', tools: [remote()] });
+    const row = await eventually(async () => {
+      const res = await fetch(`${gateway.url}/admin/usage?group_by=key`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      const body = (await res.json()) as { data: { key: string; requests: number }[] };
+      const mine = body.data.find((r) => r.key === 'metered');
+      if (!mine) throw new Error('not recorded yet');
+      return mine;
+    });
+    expect(row).toMatchObject({ requests: 1, prompt_tokens: 22, completion_tokens: 14 });
   });
 
   it('caps a huge output and says so', async () => {
