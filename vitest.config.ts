@@ -13,6 +13,7 @@ const scenario = [
   'apps/api/src/faults-sigterm.integration.test.ts',
   'apps/api/src/network-edges.integration.test.ts',
   'apps/api/src/redis-cluster.integration.test.ts',
+  'apps/api/src/redis-shards.integration.test.ts',
   'apps/api/src/scale-out.integration.test.ts',
   'apps/api/src/shutdown-bounds.integration.test.ts',
   'apps/api/src/sse-back-pressure.integration.test.ts',
@@ -45,7 +46,8 @@ const WORKERS = 2;
  * workspace's modules again for each file cost about as much CPU as the tests themselves (measured
  * in docs/tests.md). It is safe because no file changes what another one would see: none sets an
  * environment variable or a global, mocks a module, or leaves fake timers on (each restores them).
- * `scenario` files keep a fresh module cache each, as they kill and restart things.
+ * `scenario` files share one too, one file at a time: they kill and restart child processes and
+ * private Redis servers, never anything in the test process.
  */
 export default defineConfig({
   test: {
@@ -79,6 +81,14 @@ export default defineConfig({
           name: 'scenario',
           include: scenario,
           fileParallelism: false,
+          // One file at a time, in one process that keeps its module cache: loading the workspace
+          // again for each of the 20 files cost a sixth of the phase (docs/tests.md).
+          // The files kill child processes and private Redis servers, never anything in this process.
+          maxWorkers: 1,
+          isolate: false,
+          setupFiles: [ENV_GUARD],
+          // After `unit` and `integration` (groups run in order; a group's files share its worker count).
+          sequence: { groupOrder: 1 },
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -62,4 +62,4 @@ const options = (tsPreCompilationDeps) => ({
   enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
 });
 
-module.exports = { SOURCES, MUST_NOT_IMPORT, TEST_CODE, src, anyOf, indexOf, options };
+module.exports = { SOURCES, MUST_NOT_IMPORT, TEST_CODE, TS_CONFIG, src, anyOf, indexOf, options };

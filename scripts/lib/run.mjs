@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,33 +48,50 @@ export function tool(name, args, options) {
 }
 
 /**
- * Runs independent checks at once (each its own child, output held and printed whole, in the
- * order given, as each is over); exits the process once all are over if any failed.
+ * Starts independent checks at once, each its own child with its output held. `lowPriority`: each
+ * runs at the lowest CPU priority (nice 19, inherited by what it starts), so it takes only the CPU
+ * that nothing else on the machine wants.
  *
  * @param checks - `[cmd, args, env?]` each; a bare name is a tool in node_modules/.bin.
+ * @returns Each check's `{ status, out, line }`, in the order given, once all are over.
  */
-export async function runAll(checks) {
-  const results = checks.map(([cmd, args, env]) => {
-    const file = cmd.includes('/') ? cmd : bin(cmd);
-    const child = spawn(file, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    const out = [];
-    child.stdout.on('data', (chunk) => out.push(chunk));
-    child.stderr.on('data', (chunk) => out.push(chunk));
-    return new Promise((resolve) => {
-      child.on('error', (err) => resolve({ status: 1, out: [Buffer.from(`${err.message}\n`)], line: [cmd, ...args].join(' ') }));
-      child.on('close', (status) => resolve({ status, out, line: [cmd, ...args].join(' ') }));
-    });
-  });
-  let failed = false;
-  for (const result of results) {
-    const { status, out, line } = await result;
+export function startAll(checks, { lowPriority = false } = {}) {
+  return Promise.all(
+    checks.map(([cmd, args, env]) => {
+      const file = cmd.includes('/') ? cmd : bin(cmd);
+      const child = spawn(file, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+      // Right after the fork, before the child can start anything of its own.
+      if (lowPriority && child.pid !== undefined) {
+        try {
+          setPriority(child.pid, 19);
+        } catch {
+          // a platform that will not lower it: the check runs at normal priority
+        }
+      }
+      const out = [];
+      child.stdout.on('data', (chunk) => out.push(chunk));
+      child.stderr.on('data', (chunk) => out.push(chunk));
+      return new Promise((resolve) => {
+        child.on('error', (err) =>
+          resolve({ status: 1, out: [Buffer.from(`${err.message}\n`)], line: [cmd, ...args].join(' ') }),
+        );
+        child.on('close', (status) => resolve({ status, out, line: [cmd, ...args].join(' ') }));
+      });
+    }),
+  );
+}
+
+/** Prints each check's output whole, in order, naming each that failed; returns whether all passed. */
+export function reportAll(results) {
+  let passed = true;
+  for (const { status, out, line } of results) {
     process.stdout.write(Buffer.concat(out));
     if (status !== 0) {
       console.error(`switchboard: '${line}' failed`);
-      failed = true;
+      passed = false;
     }
   }
-  if (failed) process.exit(1);
+  return passed;
 }
 
 /** Runs a Node script as a child with this terminal; `ipc: true` opens a message channel to it. */

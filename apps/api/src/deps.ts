@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import { type HookConfig, packageVersion, type Settings } from '@switchboard/config';
-import { createHub, type Hub } from '@switchboard/hub';
+import { createHubs, type ShardedHub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metrics';
 import { scrubSecrets, serviceUnavailable } from '@switchboard/protocol';
@@ -46,7 +46,7 @@ export interface AppDeps {
    * The hook pipeline once Redis answers, or a 503 `queue_unavailable`. It is made on first use,
    * so an API that starts while Redis is away never has BullMQ waiting on a dead connection.
    */
-  readyHub: () => Promise<Hub>;
+  readyHub: () => Promise<ShardedHub>;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
   /** Checks the hooks' credentials with their platforms; started by `startServer`. */
@@ -89,7 +89,7 @@ export function createDeps(
   const redis = createRedis(settings.redis);
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
-  const keys = stateKeys(settings.keyPrefix);
+  const keys = stateKeys(settings.redisPrefix, { cluster: settings.redis.mode === 'cluster' });
   const metrics = settings.config.metrics.enabled ? new Metrics('api') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // Cooldowns live in Redis, so every API and worker process leaves a failing deployment alone.
@@ -103,7 +103,7 @@ export function createDeps(
     }),
   );
   const cacheConfig = settings.config.cache;
-  let hub: Hub | undefined;
+  let hub: ShardedHub | undefined;
   const hooks = createHooks(settings.config.hooks);
   const channelStats = new ChannelStats(redis, keys);
   const channelChecks = new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
@@ -125,7 +125,7 @@ export function createDeps(
   });
   const readyHub = async () => {
     if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
-    hub ??= createHub(redis, settings);
+    hub ??= createHubs(redis, settings);
     return hub;
   };
   const deps: AppDeps = {

@@ -17,7 +17,8 @@ import { startTestWorker, type TestWorker } from './test-support/start-worker.js
 /**
  * The hook path end to end on a real three-master Redis Cluster (the local redis-server, on free
  * ports): accept, per-conversation order, answer, memory, delivery, idempotency, a hook's rate
- * limit and /status — with every key Switchboard writes in one hash slot.
+ * limit and /status — with the pipeline's keys in one hash slot (one shard) and the shared state's
+ * busy keys tagged by their subject.
  */
 const TOKEN = 'cluster-hook-token-0123456789';
 const prefix = testPrefix();
@@ -136,20 +137,24 @@ describe('the hook path on a three-master Redis Cluster', () => {
     expect(usage.data.find((row: { hook: string }) => row.hook === 'budgeted')).toMatchObject({ requests: 1 });
   });
 
-  it('keeps every key it wrote on one node, in one slot', async () => {
+  it("keeps the pipeline's keys in one slot, and spreads the rate windows by subject", async () => {
     const perNode = await Promise.all(
       cluster.nodes.map(async (node) => {
         const [host, port] = node.split(':');
         const redis = new Redis(Number(port), host!);
         try {
-          return await redis.keys(`{${prefix}}*`);
+          return { pipeline: await redis.keys(`{${prefix}}:*`), windows: await redis.keys(`${prefix}:ratelimit:*`) };
         } finally {
           redis.disconnect();
         }
       }),
     );
-    const counts = perNode.map((keys) => keys.length);
+    const counts = perNode.map(({ pipeline }) => pipeline.length);
     expect(counts.filter((n) => n > 0)).toHaveLength(1);
     expect(Math.max(...counts)).toBeGreaterThan(10);
+    // The hook's own window (`hook:limited:…`) is tagged by its subject, away from the deployment's tag.
+    expect(perNode.flatMap(({ windows }) => windows)).toEqual([
+      expect.stringMatching(new RegExp(`^${prefix}:ratelimit:\\{hook:limited[^}]*\\}:\\d+$`)),
+    ]);
   });
 });

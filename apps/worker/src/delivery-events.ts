@@ -66,7 +66,7 @@ export function startEventSender(deps: WorkerDeps): { close(): Promise<void> } {
       if (!destination) return;
       await sendDeliveryEvent(http, destination, event.data);
     },
-    { connection: deps.redis, prefix: deps.hub.keys.bullPrefix, concurrency: SENDER_CONCURRENCY },
+    { connection: deps.redis, prefix: deps.hubs.events.prefix, concurrency: SENDER_CONCURRENCY },
   );
   worker.on('failed', (job, err) => {
     if (!job) return;

@@ -1,6 +1,6 @@
 import { closeHooks, createHooks, credentialChecks, type Hook } from '@switchboard/channels';
 import type { HookConfig, Settings } from '@switchboard/config';
-import { createHub, type Hub } from '@switchboard/hub';
+import { createHubs, type Hub, type ShardedHub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { deliveryMetrics, gatewayMetrics, Metrics } from '@switchboard/metrics';
 import { scrubSecrets } from '@switchboard/protocol';
@@ -37,6 +37,12 @@ export interface WorkerDeps {
   redis: RedisClient;
   /** The outage log of `redis`, which BullMQ's connection errors report to as well. */
   redisWatch: RedisWatch;
+  /** Every shard of the pipeline (`redis.shards`). */
+  hubs: ShardedHub;
+  /**
+   * The shard a processor serves: startWorker gives each shard's processor deps with its own;
+   * here, shard 0 (a deployment's only shard unless `redis.shards` says more).
+   */
   hub: Hub;
   hooks: Map<string, Hook<HookConfig>>;
   channelStats: ChannelStats;
@@ -65,7 +71,7 @@ export function createWorkerDeps(
   const redis = createQueueRedis(settings.redis);
   const redisWatch = watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
-  const keys = stateKeys(settings.keyPrefix);
+  const keys = stateKeys(settings.redisPrefix, { cluster: settings.redis.mode === 'cluster' });
   const metrics = settings.config.metrics.enabled ? new Metrics('worker') : undefined;
   const gateway = withRedisDroppedOnError(redis, () =>
     // One attempt per call (the job's attempts retry), and the API's cooldowns, shared through Redis.
@@ -85,6 +91,7 @@ export function createWorkerDeps(
     ...(metrics ? { onPlatformCall: deliveryMetrics(metrics) } : {}),
   });
   const channelStats = new ChannelStats(redis, keys);
+  const hubs = createHubs(redis, settings);
   const tools = mcpServers(settings, logger, new McpStatusBoard(redis, keys));
   return {
     settings,
@@ -92,7 +99,8 @@ export function createWorkerDeps(
     gateway,
     redis,
     redisWatch,
-    hub: createHub(redis, settings),
+    hubs,
+    hub: hubs.shards[0]!,
     hooks,
     channelStats,
     channelChecks: new ChannelChecks(redis, keys, channelStats, credentialChecks(hooks), {
@@ -132,7 +140,7 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
   await deps.channelChecks.stop();
   await Promise.all([
     settlesWithin(Promise.all([deps.channelStats.close(), deps.meter.close()]), 1_000),
-    settlesWithin(deps.hub.close(), 1_000),
+    settlesWithin(deps.hubs.close(), 1_000),
     closeHooks(deps.hooks),
     deps.media.close(),
     deps.gateway.registry.close(),

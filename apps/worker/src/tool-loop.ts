@@ -1,5 +1,13 @@
+import { DeliveryError, type SettledOutcome } from '@switchboard/channels';
 import type { Reply } from '@switchboard/hub';
-import { EMPTY_TOOL_RECORD, type ToolCall, type ToolRecord, type ToolResult, type ToolStep } from '@switchboard/hub';
+import {
+  type Awaiting,
+  EMPTY_TOOL_RECORD,
+  type ToolCall,
+  type ToolRecord,
+  type ToolResult,
+  type ToolStep,
+} from '@switchboard/hub';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '@switchboard/protocol';
 import { asFunctionTool, capped, isGranted, type OfferedTool, toolArguments } from '@switchboard/tools';
 import type { WorkerDeps } from './deps.js';
@@ -77,7 +85,7 @@ export async function answerWithTools(
           job.jobId,
           step,
           index,
-          (await refusal(deps, job, earlier, offered, call, key)) ?? (await runCall(deps, offered, call, signal, onTool)),
+          (await refusal(deps, job, earlier, offered, call, key, signal)) ?? (await runCall(deps, offered, call, signal, onTool)),
         ));
       transcript.push({ role: 'tool', tool_call_id: call.id, content: result.text });
       notes.push(note(offered, call, result));
@@ -100,7 +108,9 @@ export class AwaitingApproval extends Error {
 
 /**
  * For a call the hook's `approve` lists: null once approved (it runs); a denial (a decision, or
- * none by the deadline) as the tool's result; with no decision yet, AwaitingApproval.
+ * none by the deadline) as the tool's result; with no decision yet, AwaitingApproval — after the
+ * wait is recorded and, on a channel with buttons, the question posted where the reply goes (once:
+ * the posted message is recorded with the wait; a run that died between the two posts it again).
  */
 async function refusal(
   deps: WorkerDeps,
@@ -109,17 +119,54 @@ async function refusal(
   offered: ReadonlyMap<string, OfferedTool>,
   call: ToolCall,
   key: string,
+  signal: AbortSignal,
 ): Promise<ToolResult | null> {
   const tool = offered.get(call.function.name);
-  const { approve, approvalTimeoutMs } = job.hook.config;
+  const { approve, approvalTimeoutMs, approvers } = job.hook.config;
   if (!tool || !isGranted(approve, tool.server, tool.tool)) return null;
+  const asked = earlier.awaiting?.key === key ? earlier.awaiting : null;
   const decision = earlier.decisions.get(key);
-  if (decision)
+  if (decision) {
+    if (asked && decision.by) {
+      const { approve, by, name } = decision;
+      const decided = { kind: 'decided' as const, approve, by, byName: name, tool: asked.tool, arguments: asked.arguments };
+      await settle(deps, job, asked, decided, signal);
+    }
     return decision.approve ? null : { text: 'Error: the call was denied by the person asked to approve it.', isError: true };
-  const until = earlier.awaiting?.key === key ? earlier.awaiting.until : Date.now() + approvalTimeoutMs;
-  if (Date.now() >= until) return { text: `Error: the call was not approved within ${approvalTimeoutMs} ms.`, isError: true };
-  await deps.hub.tools.setAwaiting(job.jobId, { key, tool: tool.tool, arguments: call.function.arguments, until });
+  }
+  const until = asked?.until ?? Date.now() + approvalTimeoutMs;
+  if (Date.now() >= until) {
+    if (asked) await settle(deps, job, asked, { kind: 'expired', tool: asked.tool, arguments: asked.arguments }, signal);
+    return { text: `Error: the call was not approved within ${approvalTimeoutMs} ms.`, isError: true };
+  }
+  const awaiting: Awaiting = asked ?? {
+    key,
+    tool: tool.tool,
+    arguments: call.function.arguments,
+    until,
+    approvers: approvers.length ? approvers : [job.queued.message.from],
+  };
+  if (!asked) await deps.hub.tools.setAwaiting(job.jobId, awaiting);
+  const buttons = job.hook.approvals;
+  if (buttons && !awaiting.prompt) {
+    const question = { ...awaiting, approvers: awaiting.approvers ?? [], jobId: job.jobId, message: job.queued.message };
+    const prompt = await buttons.ask(question, signal);
+    await deps.hub.tools.setAwaiting(job.jobId, { ...awaiting, prompt });
+  }
   throw new AwaitingApproval(until);
+}
+
+/**
+ * The question in the chat says how it ended, without buttons — through the send limiter, as the
+ * bot's other posts. Not the job's to fail for: a refusal costs a warning; a rate limit or an
+ * outage is thrown for the job's back-off (the re-run replays up to here and edits again).
+ */
+async function settle(deps: WorkerDeps, job: MessageJob, asked: Awaiting, outcome: SettledOutcome, signal: AbortSignal) {
+  if (!asked.prompt || !job.hook.approvals) return;
+  await job.hook.approvals.settle(asked.prompt, outcome, job.queued.message, signal).catch((err: unknown) => {
+    if (err instanceof DeliveryError && err.retryable) throw err;
+    deps.logger.warn('the approval question could not be edited', { jobId: job.jobId, error: (err as Error).message });
+  });
 }
 
 async function modelCall(

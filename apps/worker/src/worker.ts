@@ -1,4 +1,4 @@
-import { INBOUND_QUEUE, retryBackoff } from '@switchboard/hub';
+import { type Hub, INBOUND_QUEUE, retryBackoff } from '@switchboard/hub';
 import { settlesWithin } from '@switchboard/state';
 import { type Job, Worker } from 'bullmq';
 import { startEventSender } from './delivery-events.js';
@@ -15,7 +15,8 @@ const LOCK_LOST = 'job lock lost';
 const RELEASE_MS = 2_000;
 
 export interface RunningWorker {
-  worker: Worker;
+  /** One BullMQ worker per shard this process consumes (`worker.shards`, else all). */
+  workers: Worker[];
   heartbeat: Heartbeat;
   /**
    * Takes no new jobs and lets the active ones finish for up to `graceMs`; then cancels them (a
@@ -28,18 +29,76 @@ export interface RunningWorker {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts consuming the inbound queue with the configured concurrency, writes heartbeats, checks channels. */
+/**
+ * Starts consuming the inbound queue of every shard it serves (`worker.shards`, else all), the
+ * configured concurrency spread over them (at least one job at a time each); writes heartbeats,
+ * checks channels.
+ */
 export function startWorker(deps: WorkerDeps): RunningWorker {
-  const { concurrency, lockMs, backoffMs, shutdownGraceMs } = deps.settings.config.worker;
+  const { concurrency, shutdownGraceMs } = deps.settings.config.worker;
+  const shards = consumedShards(deps);
+  // The concurrency dealt out over the shards (the first ones take the remainder), at least one each.
+  const perShard = shards.map((_, i) =>
+    Math.max(1, Math.floor(concurrency / shards.length) + (i < concurrency % shards.length ? 1 : 0)),
+  );
+  let running = 0;
+  const workers = shards.map((hub, i) =>
+    startShardWorker({ ...deps, hub }, perShard[i]!, {
+      started: () => running++,
+      ended: () => running--,
+    }),
+  );
+  const closeAll = () => Promise.all(workers.map((worker) => worker.close()));
+  const cancelAll = () => {
+    for (const worker of workers) worker.cancelAllJobs('shutting down');
+  };
+  const events = startEventSender(deps);
+  // What it really runs at once: with more shards than `concurrency`, one job each.
+  const heartbeat = startHeartbeat(
+    deps.workers,
+    perShard.reduce((sum, n) => sum + n, 0),
+  );
+  deps.channelChecks.start();
+  return {
+    workers,
+    heartbeat,
+    async close(graceMs = shutdownGraceMs) {
+      const closed = closeAll();
+      const cancel = setTimeout(cancelAll, graceMs);
+      const giveUpAt = Date.now() + graceMs + RELEASE_MS;
+      const redisAway = () => deps.redis.status !== 'ready';
+      while (!(await settlesWithin(closed, 100))) {
+        if (Date.now() < giveUpAt && !(redisAway() && running === 0)) continue;
+        deps.logger.warn('worker shutdown: Redis does not answer; dropping the connection', { running_jobs: running });
+        deps.redis.disconnect();
+        await settlesWithin(closed, 1_000);
+        break;
+      }
+      clearTimeout(cancel);
+      await events.close();
+      await settlesWithin(heartbeat.stop(), 1_000);
+    },
+  };
+}
+
+/** The shards this process consumes: `worker.shards`, else every one. */
+function consumedShards(deps: WorkerDeps): Hub[] {
+  const only = deps.settings.config.worker.shards;
+  const all = deps.hubs.shards;
+  return only ? all.filter((hub) => only.includes(hub.shard)) : [...all];
+}
+
+/** One shard's BullMQ worker; its processor's deps name that shard's pipeline (`deps.hub`). */
+function startShardWorker(deps: WorkerDeps, concurrency: number, count: { started(): void; ended(): void }): Worker {
+  const { lockMs, backoffMs } = deps.settings.config.worker;
   const process = deps.tracing ? traced(deps.tracing, createProcessor(deps)) : createProcessor(deps);
   const processMessage = deps.metrics ? measured(deps.metrics, process) : process;
-  let running = 0;
   const counted = async (job: Job, token: string | undefined, signal: AbortSignal | undefined) => {
-    running++;
+    count.started();
     try {
       return await processMessage(job, token, signal);
     } finally {
-      running--;
+      count.ended();
     }
   };
   const worker = new Worker(INBOUND_QUEUE, counted, {
@@ -89,27 +148,5 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   worker.on('error', (err) => {
     deps.redisWatch.report(err, (e) => deps.logger.warn('worker error', { error: e.message }));
   });
-  const events = startEventSender(deps);
-  const heartbeat = startHeartbeat(deps.workers, concurrency);
-  deps.channelChecks.start();
-  return {
-    worker,
-    heartbeat,
-    async close(graceMs = shutdownGraceMs) {
-      const closed = worker.close();
-      const cancel = setTimeout(() => worker.cancelAllJobs('shutting down'), graceMs);
-      const giveUpAt = Date.now() + graceMs + RELEASE_MS;
-      const redisAway = () => deps.redis.status !== 'ready';
-      while (!(await settlesWithin(closed, 100))) {
-        if (Date.now() < giveUpAt && !(redisAway() && running === 0)) continue;
-        deps.logger.warn('worker shutdown: Redis does not answer; dropping the connection', { running_jobs: running });
-        deps.redis.disconnect();
-        await settlesWithin(closed, 1_000);
-        break;
-      }
-      clearTimeout(cancel);
-      await events.close();
-      await settlesWithin(heartbeat.stop(), 1_000);
-    },
-  };
+  return worker;
 }

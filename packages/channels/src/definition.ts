@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage, MediaRef } from '@switchboard/protocol';
 import type { z } from 'zod';
+import type { ApprovalClick, ApprovalOutcome, ApprovalQuestion, PromptRef, SettledOutcome } from './approvals/approval.js';
 import type { CredentialCheck } from './credential-check.js';
 import type { DeliveryClient } from './http.js';
 import type { LiveChannel } from './live/live-reply.js';
@@ -88,7 +89,30 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
    * answered as one the bot cannot read.
    */
   readonly media?: MediaSource<z.output<Schema>>;
+  /**
+   * When present, a tool call the hook's `approve` lists is asked about with Approve / Deny
+   * buttons in the chat, and `receive` turns a click into `{kind: 'click'}` (see approvals/).
+   */
+  readonly approvals?: ApprovalSide<z.output<Schema>>;
   deliversThrough?(config: z.output<Schema>): { hook: string; target: Record<string, string | number>; path: string[] } | null;
+}
+
+/** A channel's buttons. Each function calls the platform with the hook's credentials. */
+export interface ApprovalSide<Config> {
+  /** Posts the question with Approve / Deny buttons where the message's reply goes; returns the posted message. */
+  ask(question: ApprovalQuestion, context: DeliveryContext<Config>): Promise<PromptRef>;
+  /**
+   * Answers a click at once: a decision acknowledged (the worker edits the question when it takes
+   * the job up, with its send limiter), or a refusal only the clicker sees. Returns the answer to
+   * the click's own request.
+   */
+  answer(
+    click: ApprovalClick,
+    outcome: ApprovalOutcome & { kind: 'decided' | 'refused' },
+    context: DeliveryContext<Config>,
+  ): Promise<HttpAnswer>;
+  /** Edits the question once it is over — who decided what, or that its wait ran out — leaving no buttons. */
+  settle(prompt: PromptRef, outcome: SettledOutcome, context: DeliveryContext<Config>): Promise<void>;
 }
 
 /** How a channel finds a file its messages carry (Telegram's getFile, Slack's url_private…). */
@@ -138,7 +162,13 @@ export type Inbound =
    */
   | { kind: 'messages'; messages: InboundMessage[]; ack: () => HttpAnswer }
   /** Answer at once, queue nothing (url_verification, PING, ignored bot messages…). */
-  | { kind: 'answer'; answer: HttpAnswer };
+  | { kind: 'answer'; answer: HttpAnswer }
+  /**
+   * A click on an approval's buttons (a channel with `approvals`): the API records the decision
+   * once, if the clicker may make it, and answers with what `approvals.answer` returns.
+   * `jobId` is filled in by the hook from `jobRef`.
+   */
+  | { kind: 'click'; click: ApprovalClick };
 
 export interface HttpAnswer {
   status: number;

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundMessage, MediaRef } from '@switchboard/protocol';
+import {
+  type ApprovalClick,
+  type ApprovalOutcome,
+  type ApprovalQuestion,
+  jobIdOf,
+  jobRefOf,
+  type PromptRef,
+  type SettledOutcome,
+} from './approvals/approval.js';
 import type { CredentialCheck } from './credential-check.js';
 import type { ChannelDefinition, DeliveryMeta, HttpAnswer, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
@@ -44,7 +53,18 @@ export interface Hook<Config extends ChannelConfig = ChannelConfig> {
   readonly checkCredentials: (() => Promise<CredentialCheck>) | undefined;
   /** Set when the channel can fetch the files its messages carry: where one is (see `ChannelDefinition.media`). */
   readonly locateMedia: ((ref: MediaRef) => Promise<MediaLocation>) | undefined;
+  /** Set when the channel asks for approvals with buttons in the chat (see `ChannelDefinition.approvals`). */
+  readonly approvals: HookApprovals | undefined;
   close(): Promise<void>;
+}
+
+/** A hook's approval buttons: the channel's `approvals`, bound to the hook (its credentials, its job ids, its send limiter). */
+export interface HookApprovals {
+  /** Posts the question for the job's call (taking a turn of the shared limiter); returns the posted message. */
+  ask(question: Omit<ApprovalQuestion, 'jobRef'> & { jobId: string }, signal?: AbortSignal): Promise<PromptRef>;
+  answer(click: ApprovalClick, outcome: ApprovalOutcome & { kind: 'decided' | 'refused' }): Promise<HttpAnswer>;
+  /** Edits the question of the job's message once it is over (taking a turn of the shared limiter). */
+  settle(prompt: PromptRef, outcome: SettledOutcome, message: InboundMessage, signal?: AbortSignal): Promise<void>;
 }
 
 /** What a channel reads unless it says otherwise. */
@@ -69,6 +89,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const check = channel.checkCredentials;
   const handshake = channel.handshake;
   const media = channel.media;
+  const approvals = channel.approvals;
   const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
   const liveLength = Math.min(live?.textLength ?? textLength, textLength);
   const pieceLength = live ? liveLength : textLength;
@@ -82,7 +103,11 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
     config,
     channel,
     // A synchronous receive's throw becomes a rejection, so callers handle one shape.
-    receive: async (request) => channel.receive(request, config),
+    receive: async (request) => {
+      const inbound = await channel.receive(request, config);
+      if (inbound.kind !== 'click') return inbound;
+      return { kind: 'click', click: { ...inbound.click, jobId: jobIdOf(name, inbound.click.jobRef) } };
+    },
     bodyTypes: channel.bodyTypes ?? JSON_BODY_TYPES,
     handshake: handshake ? (query) => handshake(query, config) : undefined,
     split,
@@ -107,6 +132,17 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
     streamIntervalMs: 'streamIntervalMs' in config ? config.streamIntervalMs : 1000,
     checkCredentials: check ? () => check({ hook: name, config, http }) : undefined,
     locateMedia: media ? (ref) => media.locate(ref, { hook: name, config, http }) : undefined,
+    approvals: approvals
+      ? {
+          ask: ({ jobId, ...question }, signal) =>
+            politely(polite(question.message, signal), () =>
+              approvals.ask({ ...question, jobRef: jobRefOf(name, jobId) }, { hook: name, config, http: sends }),
+            ),
+          answer: (click, outcome) => approvals.answer(click, outcome, { hook: name, config, http: sends }),
+          settle: (prompt, outcome, message, signal) =>
+            politely(polite(message, signal), () => approvals.settle(prompt, outcome, { hook: name, config, http: sends })),
+        }
+      : undefined,
     close: () => http.close(),
   };
 }

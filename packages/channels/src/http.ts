@@ -18,7 +18,7 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
 export interface JsonCall {
   /** Names the call in error messages, e.g. `Telegram sendMessage`; must never hold a secret. */
   label: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   /** Sent as JSON; none for a GET or a DELETE. */

@@ -1,10 +1,19 @@
+export type { ApprovalClick, ApprovalOutcome, PromptRef, SettledOutcome } from './approvals/approval.js';
 export type { CredentialCheck } from './credential-check.js';
 export * from './definition.js';
 export { DeliveryError } from './delivery-error.js';
 export { DISCORD_TEXT_LIMIT } from './discord/discord-channel.js';
 export { type EventsDestination, sendDeliveryEvent } from './events/send-delivery-event.js';
 export { genericBodySchema } from './generic/parse-generic-request.js';
-export { closeHooks, createHook, createHooks, credentialChecks, type Hook, type HookOptions } from './hooks.js';
+export {
+  closeHooks,
+  createHook,
+  createHooks,
+  credentialChecks,
+  type Hook,
+  type HookApprovals,
+  type HookOptions,
+} from './hooks.js';
 export { DELIVERY_TIMEOUT_MS, DeliveryClient } from './http.js';
 export type { FeedEvent, FinalReply, JobFeed, LiveJob, LiveReply } from './live/live-reply.js';
 export type { SendGate, SendRule } from './live/send-gate.js';

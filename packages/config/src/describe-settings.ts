@@ -39,6 +39,7 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
       url: settings.redisUrl.replace(/\/\/([^@/]*)@/, `//${REDACTED}@`),
       mode: settings.redis.mode,
       prefix: settings.keyPrefix,
+      shards: config.redis.shards,
     },
     listen: `${settings.host}:${settings.port}`,
     apiProcesses: settings.apiProcesses,

@@ -222,6 +222,22 @@ function checkToolGrants(
     }
   }
 }
+/** `worker.shards` names shards that exist (`redis.shards`). */
+function checkWorkerShards(
+  config: { redis: { shards: number }; worker: { shards?: number[] | undefined } },
+  context: z.RefinementCtx,
+) {
+  for (const [i, shard] of (config.worker.shards ?? []).entries()) {
+    if (shard >= config.redis.shards) {
+      context.addIssue({
+        code: 'custom',
+        path: ['worker', 'shards', i],
+        message: `there is no shard ${shard}: redis.shards is ${config.redis.shards} (shards 0 to ${config.redis.shards - 1})`,
+      });
+    }
+  }
+}
+
 /**
  * Who a hook's bot answers (docs/access.md). Set at all, it applies to every message whose channel
  * says where it was written (direct or group); without it, the hook answers everyone everywhere.
@@ -308,9 +324,16 @@ export const hookCommonSchema = z.strictObject({
   maxToolSteps: z.int().min(1).max(64).default(8),
   /**
    * Granted tools (`"<server>/<tool>"` or `"<server>"`) that run only once approved
-   * (`POST /hooks/<name>/jobs/<id>/approval`; generic hooks only so far). @defaultValue []
+   * (Approve / Deny buttons in Slack, Telegram, Discord and Teams; `POST /hooks/<name>/jobs/<id>/approval` on generic
+   * and mapped hooks). @defaultValue []
    */
   approve: z.array(z.string().regex(TOOL_GRANT, 'an approval entry is "<server>" or "<server>/<tool>"')).default([]),
+  /**
+   * Who may answer an approval's buttons in the chat: platform user ids (Slack `U…`, Teams `29:…`,
+   * Telegram's and Discord's numeric ids as strings). Empty: the person whose message asked for the call.
+   * @defaultValue [] (the person who asked)
+   */
+  approvers: z.array(z.string().min(1).max(64)).max(100).default([]),
   /** How long a call waits for approval; then it is denied. @defaultValue 600000 */
   approvalTimeoutMs: z.int().min(1_000).max(86_400_000).default(600_000),
 });
@@ -359,8 +382,18 @@ export const rateLimitSchema = z.strictObject({
 });
 
 export const workerSchema = z.strictObject({
-  /** Jobs one worker process runs at once. @defaultValue 4 */
+  /**
+   * Jobs one worker process runs at once. With several shards (`redis.shards`) it is spread over
+   * those the process consumes, at least one each (so never fewer than that many). @defaultValue 4
+   */
   concurrency: z.int().min(1).max(256).default(4),
+  /**
+   * Finished messages the queue keeps per shard, besides their age (completed 24 h, failed 7
+   * days): completed ones and failed ones, each up to this many; older ones are removed, and with
+   * them their job view. A platform's late repeat of a removed message is still recognised (its
+   * dedupe key, 24 h). @defaultValue 10000
+   */
+  keepJobs: z.int().min(10).max(10_000_000).default(10_000),
   /** Attempts per message (answer and delivery together). @defaultValue 6 */
   attempts: z.int().min(1).max(50).default(6),
   /** First retry delay; doubles each attempt. @defaultValue 500 */
@@ -391,6 +424,12 @@ export const workerSchema = z.strictObject({
   metricsPort: z.int().min(1).max(65_535).optional(),
   /** The address `metricsPort` listens on. @defaultValue 127.0.0.1 */
   metricsHost: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The hook pipeline's shards (`redis.shards`, numbered from 0) this process consumes; unset:
+   * all of them. Every shard needs some worker. `concurrency` is spread over the shards consumed
+   * (at least one job at a time each).
+   */
+  shards: z.array(z.int().min(0)).min(1).optional(),
 });
 
 export const metricsSchema = z.strictObject({
@@ -559,7 +598,26 @@ export const configSchema = z
      * Redis Cluster: its seed nodes (`host:port`), instead of a `redis-cluster://` REDIS_URL. The
      * password, if any, stays in REDIS_URL (`redis://:password@…`).
      */
-    redis: z.strictObject({ cluster: z.array(z.string().min(3)).default([]) }).default({ cluster: [] }),
+    redis: z
+      .strictObject({
+        cluster: z.array(z.string().min(3)).default([]),
+        /**
+         * The hook pipeline's shards: each has its own hash tag and its own BullMQ queue, and a
+         * conversation belongs to one of them (a stable hash of its key), so on Redis Cluster the
+         * pipeline spreads over the masters (e.g. 16 for a cluster of up to about 5 masters). Fixed for a
+         * deployment: changing it moves conversations to other shards, away from their memory and
+         * unfinished jobs. With 1 every key keeps the name earlier releases wrote. @defaultValue 1
+         */
+        shards: z.int().min(1).max(256).default(1),
+        /**
+         * Accepting a hook message waits (Redis WAIT, at most 1 s) until this many replicas of its
+         * master have it, so a master killed right after the platform was answered loses nothing
+         * (replication is asynchronous otherwise). Only with replicas: none answering, the message
+         * is still accepted after the second, with a warning. @defaultValue 0
+         */
+        replicaAcks: z.int().min(0).max(5).default(0),
+      })
+      .default({ cluster: [], shards: 1, replicaAcks: 0 }),
     /**
      * `{ "<model id or requested name>": { "input": 2.5, "output": 10 } }`: price per million
      * prompt (`input`) and completion (`output`) tokens, for usage costs and `costPerMonth`
@@ -577,7 +635,8 @@ export const configSchema = z
       .record(z.string().regex(MCP_SERVER_NAME, 'MCP server names are letters, digits, "_" or "-" (≤ 32)'), mcpServerSchema)
       .default({}),
   })
-  .superRefine(checkToolGrants);
+  .superRefine(checkToolGrants)
+  .superRefine(checkWorkerShards);
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type RoutesConfig = z.infer<typeof configSchema>['routes'];

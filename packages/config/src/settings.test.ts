@@ -83,6 +83,12 @@ describe('loadSettings', () => {
     ['a misspelt key', { providers: { p: { type: 'openai', baseURL: 'http://x', models: ['m'] } } }, /providers\.p\.baseURL/],
     ['an unknown top-level key', { provider: {} }, /'provider'/],
     ['a slash in a provider name', { providers: { 'a/b': { type: 'openai', baseUrl: 'http://x', models: ['m'] } } }, /providers/],
+    [
+      'a worker shard the deployment does not have',
+      { redis: { shards: 4 }, worker: { shards: [1, 4] } },
+      /worker\.shards\.1: there is no shard 4/,
+    ],
+    ['a shard count of 0', { redis: { shards: 0 } }, /redis\.shards/],
   ])('stops with a message naming the bad key for %s', (_name, config, pattern) => {
     const path = file(`bad-${Math.random()}.json`, JSON.stringify(config));
     expect(() => loadSettings({ SWITCHBOARD_CONFIG: path })).toThrow(ConfigError);
@@ -299,6 +305,15 @@ describe('loadSettings', () => {
     const settings = loadSettings({ SWITCHBOARD_CONFIG: path });
     expect(settings.config.providers.p?.models).toEqual([]);
     expect(settings.defaultModel).toBe('local/echo');
+  });
+
+  it("reads a hook's approvers (default: none listed, so the person who asked decides) and refuses an empty id", () => {
+    const hook = { type: 'telegram', botToken: '110201543:AAHdqTcvCH1v', secretToken: 'secret' };
+    const read = (extra: Record<string, unknown>) =>
+      loadSettings({ SWITCHBOARD_CONFIG: file('approvers.json', JSON.stringify({ hooks: { tg: { ...hook, ...extra } } })) });
+    expect(read({}).config.hooks.tg?.approvers).toEqual([]);
+    expect(read({ approvers: ['12345', '678'] }).config.hooks.tg?.approvers).toEqual(['12345', '678']);
+    expect(() => read({ approvers: [''] })).toThrow(/hooks\.tg\.approvers\.0/);
   });
 
   it('loads config/switchboard.example.yaml as shipped', () => {

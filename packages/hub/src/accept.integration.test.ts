@@ -1,4 +1,5 @@
 import { conversationKey, type InboundMessage, readQueuedMessage } from '@switchboard/protocol';
+import { eventually } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptMessage } from './accept.js';
 import { createHubFixture, type HubFixture } from './test-support/hub-fixture.js';
@@ -45,7 +46,7 @@ describe('acceptMessage', () => {
     fixture = createHubFixture();
     const first = await acceptMessage(fixture.hub, 'team', message('hi', 'C1:1736942400.000100'));
     const again = await acceptMessage(fixture.hub, 'team', message('hi', 'C1:1736942400.000100'));
-    expect(again).toEqual({ jobId: first.jobId, duplicate: true });
+    expect(again).toEqual({ jobId: first.jobId, duplicate: true, replicated: true });
     expect(await fixture.hub.queue.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 1, delayed: 0 });
   });
 
@@ -55,10 +56,32 @@ describe('acceptMessage', () => {
     // The API died after the claim, before BullMQ wrote the job.
     await (await fixture.hub.queue.getJob(first.jobId))?.remove();
     const again = await acceptMessage(fixture.hub, 'team', message('hi', 'event-1'));
-    expect(again).toEqual({ jobId: first.jobId, duplicate: false });
+    expect(again).toEqual({ jobId: first.jobId, duplicate: false, replicated: true });
     expect(await fixture.hub.queue.getJobState(first.jobId)).toBe('waiting');
     expect(await fixture.hub.redis.lrange(fixture.hub.keys.order(conversationKey('team', 'C1:judy')), 0, -1)).toEqual([
       first.jobId,
     ]);
+  });
+
+  it('keeps at most keepJobs finished jobs, and still knows a late repeat of a removed one as a duplicate', async () => {
+    fixture = createHubFixture({ keepJobs: 3 });
+    const { hub } = fixture;
+    const conversation = conversationKey('team', 'C1:judy');
+    fixture.startWorker(async (job) => {
+      await hub.order.release(conversation, job.id!, { sbDone: 1 });
+      return { reply: 'ok', model: 'm', parts: 1 };
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push((await acceptMessage(hub, 'team', message(`m${i}`, `event-${i}`))).jobId);
+      await eventually(async () => expect(await hub.queue.getJobState(ids[i]!)).toBe('completed'));
+    }
+    expect(await hub.queue.getJobCounts('completed')).toEqual({ completed: 3 });
+    expect(await hub.queue.getJob(ids[0]!)).toBeUndefined();
+
+    const again = await acceptMessage(hub, 'team', message('m0', 'event-0'));
+    expect(again).toEqual({ jobId: ids[0], duplicate: true, replicated: true });
+    expect(await hub.queue.getJob(ids[0]!)).toBeUndefined();
+    expect(await hub.redis.lrange(hub.keys.order(conversation), 0, -1)).toEqual([]);
   });
 });

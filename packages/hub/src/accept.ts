@@ -1,12 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { conversationKey, HOOK_MESSAGE_VERSION, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
-import type { Hub } from './hub.js';
+import type { HubShards } from './hub.js';
 import { retryJobOptions } from './retry-policy.js';
 
 export interface Accepted {
   jobId: string;
   /** True when the platform sent this message before: nothing new was queued. */
   duplicate: boolean;
+  /** False when `replicaAcks` replicas did not confirm the job in time (it is queued on the master all the same). */
+  replicated: boolean;
 }
 
 /**
@@ -16,19 +18,21 @@ export interface Accepted {
  * it into the queue, when it is queued now.
  */
 export async function acceptMessage(
-  hub: Hub,
+  hubs: HubShards,
   hook: string,
   message: InboundMessage,
   now = Date.now(),
   /** The queuing span's `traceparent` (tracing on), carried in the job. */
   trace?: string,
 ): Promise<Accepted> {
-  const jobId = message.dedupeKey
-    ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}`
-    : randomUUID();
   const conversation = conversationKey(hook, message.conversation);
+  // The conversation's shard holds its line, memory and jobs; the id names the shard.
+  const hub = hubs.forConversation(conversation);
+  const jobId = hub.jobId(
+    message.dedupeKey ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}` : randomUUID(),
+  );
   const { outcome, parkMs } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
-  if (outcome === 'duplicate') return { jobId, duplicate: true };
+  if (outcome === 'duplicate') return { jobId, duplicate: true, replicated: true };
   const waits = parkMs > 0;
 
   const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits, ...(trace ? { trace } : {}) };
@@ -37,10 +41,11 @@ export async function acceptMessage(
     jobId,
     ...retryJobOptions(hub.options),
     ...(waits ? { delay: parkMs } : {}),
-    removeOnComplete: { age: retention },
-    removeOnFail: { age: retention * 7 },
+    // Bounded by age and by count (per shard): Redis memory levels off however busy the hub is.
+    removeOnComplete: { age: retention, count: hub.keepJobs },
+    removeOnFail: { age: retention * 7, count: hub.keepJobs },
   });
   // Parked behind a message that may have finished while this one was being added.
   if (waits) await hub.order.wakeIfFirst(conversation, jobId);
-  return { jobId, duplicate: false };
+  return { jobId, duplicate: false, replicated: await hub.replicated() };
 }

@@ -1,4 +1,4 @@
-import type { Hub } from './hub.js';
+import type { Hub, HubShards } from './hub.js';
 
 /** One minute of finished hook messages, for the operator's charts. */
 export interface MinuteActivity {
@@ -22,33 +22,29 @@ const MAX_JOBS = 5_000;
  * accepted and finished): nothing is written on the hot path. Accurate while finished jobs are
  * kept (`retentionSeconds`), and up to `MAX_JOBS` jobs in the window.
  */
-export async function readActivity(hub: Hub, minutes: number, now = Date.now()): Promise<MinuteActivity[]> {
+export async function readActivity(hubs: HubShards, minutes: number, now = Date.now()): Promise<MinuteActivity[]> {
   const first = Math.floor(now / 60_000) * 60_000 - (minutes - 1) * 60_000;
-  const range = (set: string) =>
-    hub.redis.zrevrangebyscore(hub.queue.toKey(set), '+inf', first, 'LIMIT', 0, MAX_JOBS) as Promise<string[]>;
-  const [completed, failed] = await Promise.all([range('completed'), range('failed')]);
-  const pipeline = hub.redis.pipeline();
-  for (const id of completed) pipeline.hmget(hub.queue.toKey(id), 'timestamp', 'finishedOn');
-  for (const id of failed) pipeline.hget(hub.queue.toKey(id), 'finishedOn');
-  const fields = completed.length + failed.length > 0 ? ((await pipeline.exec()) ?? []) : [];
+  const perShard = Math.ceil(MAX_JOBS / hubs.shards.length);
+  const finished = await Promise.all(hubs.shards.map((hub) => finishedJobs(hub, first, perShard)));
 
   const buckets = Array.from({ length: minutes }, () => ({ completed: 0, failed: 0, latencies: [] as number[] }));
   const bucketOf = (finishedOn: number) => {
     const index = Math.floor((finishedOn - first) / 60_000);
     return index >= 0 && index < minutes ? buckets[index] : undefined;
   };
-  completed.forEach((_, i) => {
-    const [timestamp, finishedOn] = (fields[i]?.[1] ?? []) as (string | null)[];
-    const bucket = bucketOf(Number(finishedOn));
-    if (!bucket) return;
-    bucket.completed++;
-    const latency = Number(finishedOn) - Number(timestamp);
-    if (Number.isFinite(latency) && latency >= 0) bucket.latencies.push(latency);
-  });
-  failed.forEach((_, i) => {
-    const bucket = bucketOf(Number(fields[completed.length + i]?.[1]));
-    if (bucket) bucket.failed++;
-  });
+  for (const { completed, failed } of finished) {
+    for (const [timestamp, finishedOn] of completed) {
+      const bucket = bucketOf(finishedOn);
+      if (!bucket) continue;
+      bucket.completed++;
+      const latency = finishedOn - timestamp;
+      if (Number.isFinite(latency) && latency >= 0) bucket.latencies.push(latency);
+    }
+    for (const finishedOn of failed) {
+      const bucket = bucketOf(finishedOn);
+      if (bucket) bucket.failed++;
+    }
+  }
   return buckets.map((bucket, i) => {
     const sorted = bucket.latencies.sort((a, b) => a - b);
     return {
@@ -59,4 +55,23 @@ export async function readActivity(hub: Hub, minutes: number, now = Date.now()):
       latency_ms_p95: sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)]! : null,
     };
   });
+}
+
+/** One shard's jobs finished since `first`: [accepted, finished] of the completed, finished of the failed (ms). */
+async function finishedJobs(hub: Hub, first: number, max: number): Promise<{ completed: [number, number][]; failed: number[] }> {
+  const range = (set: string) =>
+    hub.redis.zrevrangebyscore(hub.queue.toKey(set), '+inf', first, 'LIMIT', 0, max) as Promise<string[]>;
+  const [completed, failed] = await Promise.all([range('completed'), range('failed')]);
+  if (completed.length + failed.length === 0) return { completed: [], failed: [] };
+  const pipeline = hub.redis.pipeline();
+  for (const id of completed) pipeline.hmget(hub.queue.toKey(id), 'timestamp', 'finishedOn');
+  for (const id of failed) pipeline.hget(hub.queue.toKey(id), 'finishedOn');
+  const fields = (await pipeline.exec()) ?? [];
+  return {
+    completed: completed.map((_, i) => {
+      const [timestamp, finishedOn] = (fields[i]?.[1] ?? []) as (string | null)[];
+      return [Number(timestamp), Number(finishedOn)];
+    }),
+    failed: failed.map((_, i) => Number(fields[completed.length + i]?.[1])),
+  };
 }

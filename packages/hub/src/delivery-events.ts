@@ -13,13 +13,16 @@ const EVENT_BACKOFF_MS = 1_000;
 /** Queues delivery events for the worker's event sender (its own BullMQ queue, retried with back-off). */
 export class DeliveryEvents {
   readonly queue: Queue;
+  /** BullMQ's `prefix` of the queue, for the worker that sends the events. */
+  readonly prefix: string;
 
   constructor(
     connection: RedisClient,
     keys: HubKeys,
     private readonly retentionSeconds: number,
   ) {
-    this.queue = new Queue(EVENTS_QUEUE, { connection, prefix: keys.bullPrefix });
+    this.prefix = keys.bullPrefix;
+    this.queue = new Queue(EVENTS_QUEUE, { connection, prefix: this.prefix });
     this.queue.on('error', () => {});
   }
 

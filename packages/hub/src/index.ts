@@ -11,4 +11,5 @@ export * from './ordering.js';
 export * from './queues.js';
 export * from './replay.js';
 export * from './retry-policy.js';
+export * from './shards.js';
 export * from './tool-ledger.js';

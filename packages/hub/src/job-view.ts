@@ -1,7 +1,7 @@
 import { readQueuedMessage } from '@switchboard/protocol';
 import { z } from 'zod';
 import { readReply } from './exchange.js';
-import type { Hub } from './hub.js';
+import type { HubShards } from './hub.js';
 import { JOB_FIELDS } from './keys.js';
 import { awaitingSchema } from './tool-ledger.js';
 
@@ -28,7 +28,8 @@ export type JobResult = z.infer<typeof jobResultSchema>;
  * reply, error and attempts always belong together (BullMQ writes `finishedOn` with the return
  * value or failure, and counts the attempt, in one script). Null when the hook has no such job.
  */
-export async function readJobView(hub: Hub, hook: string, id: string): Promise<JobView | null> {
+export async function readJobView(hubs: HubShards, hook: string, id: string): Promise<JobView | null> {
+  const hub = hubs.forJob(id);
   const key = hub.queue.toKey(id);
   const results = await hub.redis.multi().hgetall(key).exists(`${key}:lock`).exec();
   if (!results) throw new Error('the job read was aborted');

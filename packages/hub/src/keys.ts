@@ -57,7 +57,7 @@ export const JOB_FIELDS = {
    */
   toolPrefix: 'sbTool:',
   /**
-   * The tool call waiting for approval, JSON `{key, tool, arguments, until}` (tool-ledger.ts); its
+   * The tool call waiting for approval, JSON `{key, tool, arguments, until, approvers?, prompt?}` (tool-ledger.ts); its
    * decision is the field `sbTool:<step>:<i>:approval`, set once.
    */
   awaiting: 'sbAwaiting',

@@ -112,6 +112,7 @@ export class ConversationOrder {
       this.keys.order(conversation),
       this.queue.toKey(jobId),
       this.#delayedKey,
+      this.keys.dedupe(jobId),
       jobId,
       this.options.retentionSeconds,
       ...Object.entries(fields).flat(),

@@ -31,3 +31,15 @@ export async function queueCounts(queue: Queue): Promise<QueueCounts> {
     completed: counts.completed ?? 0,
   };
 }
+
+/** The counts of several queues (every shard's inbound queue) added up. */
+export async function totalQueueCounts(queues: readonly Queue[]): Promise<QueueCounts> {
+  const counts = await Promise.all(queues.map(queueCounts));
+  return counts.reduce((sum, c) => ({
+    waiting: sum.waiting + c.waiting,
+    active: sum.active + c.active,
+    delayed: sum.delayed + c.delayed,
+    failed: sum.failed + c.failed,
+    completed: sum.completed + c.completed,
+  }));
+}

@@ -1,7 +1,7 @@
 import { readQueuedMessage } from '@switchboard/protocol';
 import { Job, type JobType } from 'bullmq';
 import { readReply } from './exchange.js';
-import type { Hub } from './hub.js';
+import type { Hub, HubShards } from './hub.js';
 import { JOB_FIELDS } from './keys.js';
 
 /**
@@ -45,9 +45,20 @@ export interface ListOptions {
 const PAGE = 200;
 const MAX_SCANNED = 5_000;
 
-/** The newest jobs in `state` (of one hook, when given), newest first. */
-export async function listJobs(hub: Hub, options: ListOptions): Promise<AdminJob[]> {
+/** The newest jobs in `state` (of one hook, when given), newest first, from every shard. */
+export async function listJobs(hubs: HubShards, options: ListOptions): Promise<AdminJob[]> {
   const limit = options.limit ?? 50;
+  const perShard = await Promise.all(hubs.shards.map((hub) => listShardJobs(hub, options, limit)));
+  if (perShard.length === 1) return perShard[0]!;
+  // Each shard's list is newest first; the newest of them all, by when they finished (else were created).
+  const when = (job: AdminJob) => Date.parse(job.finished_at ?? job.created_at);
+  return perShard
+    .flat()
+    .sort((a, b) => when(b) - when(a))
+    .slice(0, limit);
+}
+
+async function listShardJobs(hub: Hub, options: ListOptions, limit: number): Promise<AdminJob[]> {
   const found: AdminJob[] = [];
   for (let start = 0; start < MAX_SCANNED && found.length < limit; start += PAGE) {
     const page = await jobsOfState(hub, options.state, start, start + PAGE - 1, false);
@@ -65,7 +76,8 @@ export type RetryOutcome = 'retried' | 'not_found' | 'not_failed';
  * Runs a job that failed for good again (see the file comment). `not_failed` when it is not in
  * the failed state (running, completed, or just retried by someone else).
  */
-export async function retryJob(hub: Hub, id: string): Promise<RetryOutcome> {
+export async function retryJob(hubs: HubShards, id: string): Promise<RetryOutcome> {
+  const hub = hubs.forJob(id);
   const job = await Job.fromId(hub.queue, id);
   if (!job) return 'not_found';
   if (!(await hub.order.markRetry(id))) return 'not_failed';
@@ -80,19 +92,22 @@ export async function retryJob(hub: Hub, id: string): Promise<RetryOutcome> {
   return 'retried';
 }
 
-/** Retries a hook's failed jobs, oldest failure first; at most `limit`. */
-export async function retryFailedJobs(hub: Hub, hook: string, limit = 1_000): Promise<{ retried: string[] }> {
-  const candidates: string[] = [];
-  for (let start = 0; start < MAX_SCANNED && candidates.length < limit; start += PAGE) {
-    const page = await jobsOfState(hub, 'failed', start, start + PAGE - 1, true);
-    for (const job of page) {
-      if (candidates.length < limit && job.id && hookOf(job.data) === hook) candidates.push(job.id);
+/** Retries a hook's failed jobs, oldest failure first (across shards); at most `limit`. */
+export async function retryFailedJobs(hubs: HubShards, hook: string, limit = 1_000): Promise<{ retried: string[] }> {
+  const candidates: Job[] = [];
+  for (const hub of hubs.shards) {
+    const ofShard: Job[] = [];
+    for (let start = 0; start < MAX_SCANNED && ofShard.length < limit; start += PAGE) {
+      const page = await jobsOfState(hub, 'failed', start, start + PAGE - 1, true);
+      for (const job of page) if (ofShard.length < limit && job.id && hookOf(job.data) === hook) ofShard.push(job);
+      if (page.length < PAGE) break;
     }
-    if (page.length < PAGE) break;
+    candidates.push(...ofShard);
   }
+  if (hubs.shards.length > 1) candidates.sort((a, b) => (a.finishedOn ?? 0) - (b.finishedOn ?? 0));
   const retried: string[] = [];
   // One at a time: they rejoin their lines in the order they failed.
-  for (const id of candidates) if ((await retryJob(hub, id)) === 'retried') retried.push(id);
+  for (const job of candidates.slice(0, limit)) if ((await retryJob(hubs, job.id!)) === 'retried') retried.push(job.id!);
   return { retried };
 }
 

@@ -38,11 +38,22 @@ export const awaitingSchema = z.object({
   arguments: z.string(),
   /** Unix ms when it is denied for want of a decision. */
   until: z.number(),
+  /** Platform user ids whose click counts (the hook's `approvers`, else the person who asked). */
+  approvers: z.array(z.string()).optional(),
+  /** The chat message holding the buttons (its channel's reference: Slack channel and ts, Telegram chat and message). */
+  prompt: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
 });
 /** A tool call waiting for a person's yes (`approve`): the job waits, delayed, holding no worker. */
 export type Awaiting = z.infer<typeof awaitingSchema>;
 
-export const decisionSchema = z.object({ approve: z.boolean(), at: z.number() });
+export const decisionSchema = z.object({
+  approve: z.boolean(),
+  at: z.number(),
+  /** Who decided: the platform user who clicked (absent for `POST /hooks/:name/jobs/:id/approval`). */
+  by: z.string().optional(),
+  /** How the platform names them (a Telegram first name), for the edited question. */
+  name: z.string().optional(),
+});
 export type Decision = z.infer<typeof decisionSchema>;
 
 /** What earlier runs recorded: steps by number, results and decisions by `<step>:<i>`, the call awaiting approval. */

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { configure } from 'safe-stable-stringify';
 import winston from 'winston';
+import TransportStream from 'winston-transport';
 import { batchedStdout } from './batched-stdout.js';
 import { createRedactor } from './redact.js';
 
@@ -27,6 +28,23 @@ const MESSAGE = Symbol.for('message');
 const stringify = configure({});
 const bigIntAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
+/**
+ * winston's Stream transport without its per-line extra: it schedules a `setImmediate` for every
+ * line only to emit `'logged'`, which nothing here listens to. The formatted line goes straight
+ * to the stream.
+ */
+class LineTransport extends TransportStream {
+  readonly #stream: Writable;
+  constructor(stream: Writable) {
+    super();
+    this.#stream = stream;
+  }
+  override log(info: Record<string | symbol, unknown>, next: () => void): void {
+    this.#stream.write(`${info[MESSAGE] as string}\n`);
+    next();
+  }
+}
+
 /** One JSON object per line, secrets scrubbed at every level. */
 export function createLogger(options: LoggerOptions): Logger {
   const { scrub } = createRedactor(options.secrets ?? []);
@@ -42,6 +60,6 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level,
     defaultMeta: options.defaultMeta,
     format: winston.format.combine(winston.format.errors({ stack: true }), line()),
-    transports: [new winston.transports.Stream({ stream: options.stream ?? batchedStdout() })],
+    transports: [new LineTransport(options.stream ?? batchedStdout())],
   });
 }

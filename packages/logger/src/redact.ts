@@ -7,13 +7,15 @@ import { REDACTED, scrubSecrets } from '@switchboard/protocol';
 const SECRET_KEY =
   /^(authorization|x-api-key|api[-_]?key|apikey|token|secret|password|signing[-_]?secret|bot[-_]?token|x-hook-token|cookie)$/i;
 
+const BEARER = /Bearer\s/i;
+
 export function createRedactor(secrets: readonly string[]) {
   const values = secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
 
   const scrubString = (text: string): string => {
     const out = scrubSecrets(text, values);
     // Bearer credentials that were not configured (a client's wrong key) are cut out too.
-    return out.replace(/(Bearer\s+)[^\s"',]+/gi, `$1${REDACTED}`);
+    return BEARER.test(out) ? out.replace(/(Bearer\s+)[^\s"',]+/gi, `$1${REDACTED}`) : out;
   };
 
   const scrub = (value: unknown, depth = 0): unknown => {

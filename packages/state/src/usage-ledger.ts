@@ -107,22 +107,43 @@ export class UsageLedger {
     return this.#day.hash;
   }
 
-  /** One MULTI for a batch (none when it holds nothing: usage not recorded, no budget). */
+  /**
+   * One MULTI for a batch (none when it holds nothing: usage not recorded, no budget); on Redis
+   * Cluster one per slot, as the day's usage and each subject's counters are tagged apart (keys.ts).
+   */
   #write({ hashes, counters }: Batch): Promise<unknown> {
-    if (hashes.size === 0 && counters.size === 0) return Promise.resolve();
-    const multi = this.#redis.multi();
+    type Write = { key: string; add(multi: ReturnType<RedisClient['multi']>): void };
+    const writes: Write[] = [];
     for (const [hash, fields] of hashes) {
-      for (const [name, by] of fields) {
-        if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
-        else multi.hincrby(hash, name, by);
-      }
-      multi.pexpire(hash, this.options.retentionDays * DAY_MS);
+      writes.push({
+        key: hash,
+        add: (multi) => {
+          for (const [name, by] of fields) {
+            if (name.endsWith(`|${METRICS.cost}`)) multi.hincrbyfloat(hash, name, by);
+            else multi.hincrby(hash, name, by);
+          }
+          multi.pexpire(hash, this.options.retentionDays * DAY_MS);
+        },
+      });
     }
     for (const [counter, { delta, ttlMs }] of counters) {
-      if (delta !== 0) multi.incrbyfloat(counter, delta);
-      multi.pexpire(counter, ttlMs);
+      writes.push({
+        key: counter,
+        add: (multi) => {
+          if (delta !== 0) multi.incrbyfloat(counter, delta);
+          multi.pexpire(counter, ttlMs);
+        },
+      });
     }
-    return multi.exec();
+    return Promise.all(
+      this.keys
+        .sameSlot(writes, (write) => write.key)
+        .map((group) => {
+          const multi = this.#redis.multi();
+          for (const write of group) write.add(multi);
+          return multi.exec();
+        }),
+    );
   }
 
   /** Writes the records gathered so far (at shutdown); resolves once Redis took them (bounded). */

@@ -15,11 +15,17 @@ export interface UsageRow {
   unpriced: number;
 }
 
-/** Usage per key, model and hook, summed over `days` (UTC `YYYY-MM-DD`): one pipeline. */
+/** Usage per key, model and hook, summed over `days` (UTC `YYYY-MM-DD`): one pipeline (on a cluster, one per slot of days). */
 export async function readUsage(redis: RedisClient, keys: StateKeys, days: readonly string[]): Promise<UsageRow[]> {
-  const pipeline = redis.pipeline();
-  for (const day of days) pipeline.hgetall(keys.usageDay(day));
-  const results = (await pipeline.exec()) ?? [];
+  const groups = keys.sameSlot(days, (day) => keys.usageDay(day));
+  const perGroup = await Promise.all(
+    groups.map(async (group) => {
+      const pipeline = redis.pipeline();
+      for (const day of group) pipeline.hgetall(keys.usageDay(day));
+      return (await pipeline.exec()) ?? [];
+    }),
+  );
+  const results = perGroup.flat();
   const rows = new Map<string, UsageRow>();
   for (const [err, hash] of results) {
     if (err) throw err;

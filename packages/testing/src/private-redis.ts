@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './free-port.js';
 
 export interface PrivateRedis {
@@ -17,9 +20,13 @@ export interface PrivateRedis {
 /**
  * A redis-server of the test's own on a free port, without persistence, so a test can take it
  * down and bring it back while the shared Redis (which other processes use) is never touched.
+ * Its working directory is a temporary one of its own (removed when it is killed): a replica's full
+ * sync writes an RDB file there, which a server started in the repository would write to (and the
+ * next one started there would load).
  */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
+  const dir = join(tmpdir(), `switchboard-redis-${port}-${process.pid}`);
   let child: ChildProcess | null = null;
   const redis: PrivateRedis = {
     port,
@@ -29,9 +36,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     },
     async start() {
       if (child) return;
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-        stdio: 'ignore',
-      });
+      mkdirSync(dir, { recursive: true });
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        { stdio: 'ignore' },
+      );
       for (let i = 0; i < 200 && !(await answersPing(port)); i++) await new Promise((r) => setTimeout(r, 25));
       if (!(await answersPing(port))) throw new Error(`redis-server on port ${port} did not answer PING`);
     },
@@ -42,6 +52,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const exited = once(running, 'exit');
       running.kill('SIGKILL');
       await exited;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
   await redis.start();

@@ -22,7 +22,9 @@ export function requestContext(logger: Logger): Middleware {
       ctx.res.once('close', () => {
         const finished = ctx.res.writableFinished;
         const timedOut = requestTimedOut(ctx.req.socket);
-        logger.info(finished ? 'request' : timedOut ? 'request timed out' : 'client closed request', {
+        // One object, not (message, meta): winston logs it as it is instead of copying it into a new one.
+        logger.info({
+          message: finished ? 'request' : timedOut ? 'request timed out' : 'client closed request',
           method: ctx.method,
           path: ctx.path,
           status: finished ? ctx.res.statusCode : timedOut ? 408 : 499,

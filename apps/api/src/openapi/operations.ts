@@ -98,7 +98,7 @@ export const OPERATIONS: Operation[] = [
     path: '/hooks/{name}',
     tag: 'hooks',
     summary:
-      'An inbound message. A generic hook takes this body with `Authorization: Bearer <hook token>`; Slack, Telegram, Discord, WhatsApp, Mattermost, Teams and mapped hooks take their senders’ own signed payloads.',
+      'An inbound message. A generic hook takes this body with `Authorization: Bearer <hook token>`; Slack, Telegram, Discord, WhatsApp, Mattermost, Teams and mapped hooks take their senders’ own signed payloads (messages, and clicks on approval buttons: Slack’s form-encoded interactivity payloads too).',
     body: { name: 'GenericHookMessage', schema: genericBodySchema, required: true },
     responses: {
       200: 'The platform’s expected answer',

@@ -8,8 +8,8 @@ export const BULL_BOARD_PATH = '/admin/queues';
 
 /**
  * Bull Board, BullMQ's own UI, at /admin/queues (app.ts puts adminAuth in front and keeps the JSON
- * body parser off it: the board parses its own bodies). The hub's queue is made on first use
- * (deps.readyHub), so the board gets it on its first request. Its retry buttons are off: BullMQ's
+ * body parser off it: the board parses its own bodies). The hub's queues (one per shard) are made on
+ * first use (deps.readyHub), so the board gets them on its first request. Its retry buttons are off: BullMQ's
  * plain retry does not know the pipeline (a failed job would take its earlier failure as final);
  * retry from the dashboard or `POST /admin/jobs/{id}/retry`, which rejoin the conversation's line.
  */
@@ -20,7 +20,13 @@ export function bullBoard(deps: Pick<AppDeps, 'readyHub'>): Middleware {
   let added = false;
   return async (ctx, next) => {
     if (!added) {
-      board.addQueue(new BullMQAdapter((await deps.readyHub()).queue, { allowRetries: false }));
+      const { shards } = await deps.readyHub();
+      // Every shard's queue; the board keys its queues by name, so with several each is
+      // `shard<n>-inbound` (the adapter's `prefix` is prepended to the name).
+      for (const shard of shards) {
+        const prefix = shards.length > 1 ? `shard${shard.shard}-` : '';
+        board.addQueue(new BullMQAdapter(shard.queue, { allowRetries: false, prefix }));
+      }
       added = true;
     }
     await plugin(ctx, next);

@@ -59,7 +59,12 @@ describe('Teams hooks', () => {
     await eventually(
       () =>
         expect(repliesIn(body.conversation.id)).toEqual([
-          { conversationId: body.conversation.id, replyToId: body.id, text: 'reply to: What is a monad? (history: 0)' },
+          {
+            id: expect.any(String),
+            conversationId: body.conversation.id,
+            replyToId: body.id,
+            text: 'reply to: What is a monad? (history: 0)',
+          },
         ]),
       200,
     );

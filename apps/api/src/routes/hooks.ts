@@ -8,7 +8,7 @@ import { clientSignal } from '../middleware/client-signal.js';
 import { requireContentType } from '../middleware/json-guards.js';
 import { readRawBody } from '../middleware/raw-body.js';
 import { gateMessage } from '../services/access-gate.js';
-import { decideApproval } from '../services/approval-service.js';
+import { answerClick, decideApproval } from '../services/approval-service.js';
 import { acceptMessage, findHook, gated } from '../services/hook-service.js';
 import { resumeFrom, streamJobFeed } from '../services/job-feed-service.js';
 import { readJob } from '../services/job-service.js';
@@ -33,6 +33,10 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
 
     async function answerFor(inbound: Inbound): Promise<HttpAnswer> {
       if (inbound.kind === 'answer') return inbound.answer;
+      if (inbound.kind === 'click') {
+        ctx.state.log = { hook: hook.name, job_id: inbound.click.jobId, approve: inbound.click.approve };
+        return answerClick(deps, hook, inbound.click);
+      }
       if (inbound.kind === 'messages') {
         // In order, one at a time: a failure answers 503 and the platform's retry repeats only duplicates.
         for (const message of inbound.messages) await queue(message);
@@ -82,7 +86,8 @@ export function hooksRoutes(router: Router, deps: AppDeps): void {
     const hook = readableHook(deps, ctx.params.name, ctx.headers);
     const { approve } = parseBody(approvalBodySchema, ctx.request.body, 4, 'approve: true or false');
     ctx.state.log = { hook: hook.name, job_id: ctx.params.id, approve };
-    ctx.body = await decideApproval(deps, hook.name, ctx.params.id ?? '', approve);
+    const { id, tool } = await decideApproval(deps, hook.name, ctx.params.id ?? '', approve);
+    ctx.body = { id, tool, approve };
   });
 
   // The reply as it is written: SSE, resumable with Last-Event-ID.

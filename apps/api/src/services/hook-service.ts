@@ -33,6 +33,9 @@ export async function acceptMessage(deps: AcceptDeps, hook: string, message: Inb
     deps.logger.warn('enqueue failed', { hook, error: (err as Error).message });
     throw serviceUnavailable('The message could not be queued; try again shortly.', 'queue_unavailable');
   }
+  if (!queued.replicated) {
+    deps.logger.warn('message accepted before its replicas confirmed it (redis.replicaAcks)', { hook, job_id: queued.jobId });
+  }
   if (!queued.duplicate) {
     deps.metrics?.hookQueued.inc({ hook });
     deps.channelStats.recordInbound(hook);

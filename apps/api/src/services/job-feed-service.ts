@@ -41,7 +41,7 @@ export async function streamJobFeed(
   /** Called once the answer is sure to be a stream (Koa must then leave the response alone). */
   streaming: () => void,
 ): Promise<void> {
-  const hub = await deps.readyHub();
+  const hub = (await deps.readyHub()).forJob(jobId);
   await readJob(deps, hook.name, jobId); // a 404 in the JSON shape, before any event
   streaming();
   // Blocking reads hold a connection: each stream reads on its own, closed when it ends.

@@ -1,5 +1,5 @@
 import type { Hook } from '@switchboard/channels';
-import { type Hub, INBOUND_QUEUE, type QueueCounts, queueCounts } from '@switchboard/hub';
+import { type HubShards, INBOUND_QUEUE, type QueueCounts, totalQueueCounts } from '@switchboard/hub';
 import type { Gateway } from '@switchboard/providers';
 import {
   type ActiveSessions,
@@ -17,7 +17,7 @@ import { type DeploymentStatus, deploymentStatus } from './deployment-status.js'
 /** What /status and the shared gauges read from: the parts of the app's deps they use (deps.ts builds them). */
 export interface StatusSources {
   redis: Pick<RedisClient, 'status'>;
-  readyHub: () => Promise<Pick<Hub, 'queue'>>;
+  readyHub: () => Promise<HubShards>;
   hooks: ReadonlyMap<string, Pick<Hook, 'name' | 'config'>>;
   channelStats: Pick<ChannelStats, 'read'>;
   sessions: Pick<ActiveSessions, 'count'>;
@@ -61,7 +61,7 @@ export async function readSharedState(deps: StatusSources): Promise<SharedState>
   const [channels, activeSessions, queue, workers] = await Promise.all([
     deps.channelStats.read(hookList(deps)),
     deps.sessions.count(),
-    deps.readyHub().then((hub) => queueCounts(hub.queue)),
+    deps.readyHub().then((hubs) => totalQueueCounts(hubs.shards.map((hub) => hub.queue))),
     deps.workers.list(),
   ]);
   return { channels, activeSessions, queue, workers };

@@ -11,6 +11,7 @@ import { platformFileHost } from '../media/file-host.js';
 import { MediaHostRefused } from '../media/media-location.js';
 import { checkDiscordReply } from './discord-api-result.js';
 import { judgeDiscordApplication } from './discord-application.js';
+import { discordApprovals } from './discord-approvals.js';
 import { discordLive } from './discord-live.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
@@ -62,6 +63,8 @@ export const discord = defineChannel({
   },
 
   live: { open: discordLive },
+
+  approvals: discordApprovals,
 
   /** One interaction's webhook is one rate-limit bucket; its token is hashed out of the key. */
   sendTarget(message, config) {

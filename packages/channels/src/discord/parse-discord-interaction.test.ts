@@ -120,8 +120,30 @@ describe('parseDiscordInteraction', () => {
     expect(parseDiscordInteraction(discordCommand({ data: blank }))).toEqual(pleaseGivePrompt);
   });
 
+  it('reads a press of an approval button (MESSAGE_COMPONENT) as a click, and acknowledges other components unchanged', () => {
+    const press = (custom_id: string) =>
+      parseDiscordInteraction(
+        discordCommand({ type: 3, data: { custom_id, component_type: 2 }, message: { id: '1329481300000000009' } }),
+      );
+    expect(press('n 0123456789abcdef0123456789abcdef 1:0')).toEqual({
+      kind: 'click',
+      click: {
+        jobRef: '0123456789abcdef0123456789abcdef',
+        key: '1:0',
+        jobId: '',
+        approve: false,
+        user: '800000000000000003',
+        userName: 'Ada',
+        prompt: { message_id: '1329481300000000009' },
+        reply: {},
+      },
+    });
+    expect(press('someone-elses-button')).toEqual({ kind: 'answer', answer: { status: 200, body: { type: 6 } } });
+    expect(appErrorFrom(() => parseDiscordInteraction(discordCommand({ type: 3 }))).param).toBe('data.custom_id');
+  });
+
   it('answers 400 for other interaction types', () => {
-    for (const type of [3, 4, 5]) {
+    for (const type of [4, 5]) {
       const error = appErrorFrom(() => parseDiscordInteraction(discordCommand({ type })));
       expect(error.status).toBe(400);
       expect(error.param).toBe('type');

@@ -3,10 +3,12 @@ import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { parseWith } from '../inbound.js';
 import { mediaKindOf } from '../media/media-kind.js';
+import { parseDiscordComponent } from './discord-approvals.js';
 
 /** Interaction and callback types from Discord's documentation. */
 const PING = 1;
 const APPLICATION_COMMAND = 2;
+const MESSAGE_COMPONENT = 3;
 const STRING_OPTION = 3;
 const ATTACHMENT_OPTION = 11;
 const PONG = 1;
@@ -80,11 +82,13 @@ const commandSchema = z.looseObject({
  * Turns a verified interaction into an answer (PONG, or an ephemeral hint when the command has no
  * prompt) or a queued message acknowledged with a deferred response, which the reply later edits.
  *
- * @throws AppError 400 for interaction types other than PING and APPLICATION_COMMAND, or a malformed body.
+ * @throws AppError 400 for interaction types other than PING, APPLICATION_COMMAND and MESSAGE_COMPONENT, or a malformed body.
  */
 export function parseDiscordInteraction(body: unknown): Inbound {
   const { type } = parseWith(interactionTypeSchema, body);
   if (type === PING) return { kind: 'answer', answer: { status: 200, body: { type: PONG } } };
+  // A press of a button under one of the bot's messages: an approval's Approve / Deny.
+  if (type === MESSAGE_COMPONENT) return parseDiscordComponent(body);
   if (type !== APPLICATION_COMMAND) throw invalidRequest(`Unsupported interaction type ${type}.`, 'type');
 
   const interaction = parseWith(commandSchema, body);

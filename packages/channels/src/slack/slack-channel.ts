@@ -1,10 +1,8 @@
 import { joinUrl } from '@switchboard/http';
-import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
 import { checkWith } from '../credential-check.js';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
-import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
 import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
@@ -12,7 +10,9 @@ import { platformFileHost } from '../media/file-host.js';
 import { MediaHostRefused } from '../media/media-location.js';
 import { markdownToSlackMrkdwn } from '../rich-text/slack-mrkdwn.js';
 import { parseSlackEvent } from './parse-slack-event.js';
-import { checkSlackResult, judgeSlackAuthTest, slackErrorCode } from './slack-api-result.js';
+import { judgeSlackAuthTest } from './slack-api-result.js';
+import { isFormBody, parseSlackInteraction, slackApprovals } from './slack-approvals.js';
+import { callSlack } from './slack-call.js';
 import { SLACK_STREAM_LIMIT, slackLive } from './slack-live.js';
 import { verifySlackSignature } from './verify-slack-signature.js';
 
@@ -38,8 +38,12 @@ export const slack = defineChannel({
   limits: { textLength: SLACK_TEXT_LIMIT },
   secrets: (config) => [config.signingSecret, config.botToken],
 
+  /** Events API callbacks are JSON; interactivity payloads (button clicks) a form with one `payload` field. */
+  bodyTypes: ['application/json', 'application/x-www-form-urlencoded'],
+
   receive(request, config) {
     verifySlackSignature(request, config.signingSecret);
+    if (isFormBody(request)) return parseSlackInteraction(request.rawBody);
     return parseSlackEvent(parseJsonBody(request.rawBody), { botUserId: config.botUserId });
   },
 
@@ -60,28 +64,18 @@ export const slack = defineChannel({
   },
 
   /** Posts a part in mrkdwn rendered from its Markdown, as live replies' posts and updates are. */
-  async deliver({ message, text }, { hook, config, http }) {
-    const label = `Hook '${hook}': Slack chat.postMessage`;
+  async deliver({ message, text }, context) {
     const target = slackReplyToSchema.safeParse(message.replyTo);
-    if (!target.success) throw new DeliveryError(`${label}: the job holds no Slack channel`, false);
-    const reply = await http.send({
-      label,
-      method: 'POST',
-      url: joinUrl(config.apiUrl, 'chat.postMessage'),
-      headers: { authorization: `Bearer ${config.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-      body: {
-        channel: target.data.channel,
-        text: markdownToSlackMrkdwn(text),
-        ...(target.data.thread_ts ? { thread_ts: target.data.thread_ts } : {}),
-      },
+    if (!target.success)
+      throw new DeliveryError(`Hook '${context.hook}': Slack chat.postMessage: the job holds no Slack channel`, false);
+    await callSlack(context, 'chat.postMessage', {
+      channel: target.data.channel,
+      text: markdownToSlackMrkdwn(text),
+      ...(target.data.thread_ts ? { thread_ts: target.data.thread_ts } : {}),
     });
-    const secrets = [config.botToken, config.signingSecret];
-    const retryAfterMs = parseRetryAfter(reply.headers['retry-after']);
-    if (reply.status < 200 || reply.status >= 300) {
-      throw statusFailure(label, reply.status, redact(slackErrorCode(reply.json) ?? reply.text, secrets), retryAfterMs);
-    }
-    checkSlackResult(label, reply.json, secrets, retryAfterMs);
   },
+
+  approvals: slackApprovals,
 
   /**
    * A file's url_private(_download), fetched with the bot token as Slack requires

@@ -2,6 +2,7 @@ import { unauthorized } from '@switchboard/protocol';
 import { z } from 'zod';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
+import { parseTeamsSubmit } from './teams-approvals.js';
 import { teamsMediaOf } from './teams-media.js';
 import { endorses, type TeamsToken } from './verify-teams-token.js';
 
@@ -16,6 +17,9 @@ const messageSchema = z.looseObject({
   from: z.looseObject({ id: z.string().min(1), name: z.string().optional() }),
   recipient: z.looseObject({ id: z.string().min(1) }),
   text: z.string().default(''),
+  /** An Adaptive Card's `Action.Submit` data (an approval's Approve / Deny), with the card's activity as `replyToId`. */
+  value: z.unknown().optional(),
+  replyToId: z.string().optional(),
   /** Files and cards; see teams-media.ts for the ones read. */
   attachments: z
     .array(
@@ -60,6 +64,8 @@ export function parseTeamsActivity(body: unknown, token: TeamsToken): Inbound {
   const message = parseWith(messageSchema, body);
   // The bot's own messages echoed back would loop.
   if (message.from.id === message.recipient.id) return { kind: 'answer', answer: okAnswer() };
+  const submit = parseTeamsSubmit(message);
+  if (submit) return submit;
   const text = withoutMentionsOf(message.recipient.id, message.text, message.entities);
   const type = message.conversation.conversationType;
   const media = teamsMediaOf(message.attachments, message.serviceUrl);

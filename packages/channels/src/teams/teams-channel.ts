@@ -1,13 +1,12 @@
-import { joinUrl } from '@switchboard/http';
-import { parseRetryAfter } from '@switchboard/protocol';
 import { z } from 'zod';
 import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
-import { redact, statusFailure } from '../http.js';
 import { parseJsonBody } from '../inbound.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTeamsActivity } from './parse-teams-activity.js';
-import { forgetTeamsAccessToken, teamsAccessToken, teamsApp } from './teams-access-token.js';
+import { teamsAccessToken, teamsApp } from './teams-access-token.js';
+import { teamsApprovals } from './teams-approvals.js';
+import { callConnector } from './teams-connector.js';
 import { locateTeamsFile } from './teams-media.js';
 import { verifyTeamsToken } from './verify-teams-token.js';
 
@@ -62,35 +61,23 @@ export const teams = defineChannel({
   },
 
   /** Replies to the activity in its conversation (a channel thread, a chat). */
-  async deliver({ message, text }, { hook, config, http }) {
-    const label = `Hook '${hook}': Teams reply`;
+  async deliver({ message, text }, context) {
+    const label = `Hook '${context.hook}': Teams reply`;
     const target = teamsReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`${label}: the job holds no Teams conversation and activity`, false);
-    const { service_url, conversation_id, activity_id } = target.data;
-    const app = teamsApp(hook, config, http);
-    const token = await teamsAccessToken(app);
-    const reply = await http.send({
-      label,
-      method: 'POST',
-      url: joinUrl(
-        service_url,
-        `v3/conversations/${encodeURIComponent(conversation_id)}/activities/${encodeURIComponent(activity_id)}`,
-      ),
-      headers: { authorization: `Bearer ${token}` },
-      body: { type: 'message', text, textFormat: 'markdown', replyToId: activity_id },
+    const { activity_id } = target.data;
+    await callConnector(context, label, 'POST', target.data, {
+      type: 'message',
+      text,
+      textFormat: 'markdown',
+      replyToId: activity_id,
     });
-    if (reply.status >= 200 && reply.status < 300) return;
-    if (reply.status === 401) forgetTeamsAccessToken(app);
-    throw statusFailure(
-      label,
-      reply.status,
-      redact(reply.text, [token, config.appPassword]),
-      parseRetryAfter(reply.headers['retry-after']),
-    );
   },
 
   /** Files sent in a personal chat (pre-authenticated download URLs) and pasted images (with the Connector token on Microsoft hosts). */
   media: { locate: locateTeamsFile },
+
+  approvals: teamsApprovals,
 
   /** Asks for a Connector token: proves the app id and password. */
   async checkCredentials({ hook, config, http }) {

@@ -8,6 +8,7 @@ import { liveConfigShape } from '../live/live-config.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
 import { judgeTelegramGetMe } from './telegram-api-result.js';
+import { parseTelegramCallback, telegramApprovals } from './telegram-approvals.js';
 import { expectOk, sendTelegramMarkdown } from './telegram-call.js';
 import { telegramLive } from './telegram-live.js';
 import { locateTelegramFile } from './telegram-media.js';
@@ -46,13 +47,18 @@ export const telegram = defineChannel({
 
   receive(request, config) {
     verifyTelegramSecret(request, config.secretToken);
-    return parseTelegramUpdate(parseJsonBody(request.rawBody), {
+    const body = parseJsonBody(request.rawBody);
+    // A press of an inline keyboard's button (our Approve / Deny) comes as a `callback_query` update.
+    if (typeof body === 'object' && body !== null && 'callback_query' in body) return parseTelegramCallback(body);
+    return parseTelegramUpdate(body, {
       botId: telegramBotId(config.botToken),
       botUsername: config.botUsername,
     });
   },
 
   live: { open: telegramLive },
+
+  approvals: telegramApprovals,
 
   /** Another hook's replies into a chat (`chat: -100…`), as new messages. */
   target: {

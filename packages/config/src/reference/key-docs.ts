@@ -150,7 +150,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'a `/v1` user or a conversation counts as an active session this long after its last message',
   },
   { keys: ['hooks.<name>'], default: 'none', meaning: 'inbound webhooks, see [Channels](channels/README.md)' },
-  { keys: ['worker.concurrency'], default: '`4`', meaning: 'jobs one worker process runs at once' },
+  {
+    keys: ['worker.concurrency'],
+    default: '`4`',
+    meaning:
+      'jobs one worker process runs at once; with several shards spread over those it consumes, at least one each (so never fewer than that many)',
+  },
   {
     keys: ['worker.attempts'],
     default: '`6`',
@@ -191,6 +196,18 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     keys: ['worker.metricsHost'],
     default: '`127.0.0.1`',
     meaning: 'the address `worker.metricsPort` listens on (`0.0.0.0` in a container)',
+  },
+  {
+    keys: ['worker.keepJobs'],
+    default: '`10000`',
+    meaning:
+      "finished messages kept per shard besides their age (completed 24 h, failed 7 days): completed ones and failed ones, each up to this many; older ones go, with their job view, so Redis memory levels off; a platform's late repeat of one is still recognised (its dedupe key, 24 h)",
+  },
+  {
+    keys: ['worker.shards'],
+    default: 'all',
+    meaning:
+      'the pipeline shards (`redis.shards`, numbered from 0) this worker process consumes, e.g. `[0, 1, 2, 3]`; every shard needs some worker; `concurrency` is spread over them (at least one job at a time each); see [Shards](scaling.md#shards)',
   },
   {
     keys: ['apiKeys'],
@@ -312,6 +329,18 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     default: '`[]`',
     meaning:
       'Redis Cluster seed nodes (`["10.0.0.1:7000", "10.0.0.2:7000"]`) instead of a `redis-cluster://` `REDIS_URL`; a password stays in `REDIS_URL`',
+  },
+  {
+    keys: ['redis.replicaAcks'],
+    default: '`0`',
+    meaning:
+      "accepting a hook message waits (Redis `WAIT`, at most 1 s) until this many replicas of its master have it, so a master killed just after the platform's answer loses nothing; only with replicas (none answering: accepted after the second, with a warning); see [Shards](scaling.md#shards)",
+  },
+  {
+    keys: ['redis.shards'],
+    default: '`1`',
+    meaning:
+      'how many shards the hook pipeline is split into (1–256), each with its own hash tag and BullMQ queue, a conversation always in the same one: on Redis Cluster they spread over the masters (e.g. `16`); fixed for a deployment (changing it moves conversations away from their memory and unfinished jobs); `1` keeps the key names of earlier releases; see [Shards](scaling.md#shards)',
   },
   {
     keys: ['pricing.<name>.input', 'pricing.<name>.output'],
@@ -471,7 +500,13 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     keys: ['hooks.<name>.approve'],
     default: '`[]`',
     meaning:
-      'granted tools that run only once approved with `POST /hooks/<name>/jobs/<id>/approval` (generic hooks only so far), see [Tools](tools.md#approvals)',
+      'granted tools that run only once approved (buttons in Slack, Telegram, Discord, Teams, or `POST /hooks/<name>/jobs/<id>/approval`), see [Tools](tools.md#approvals)',
+  },
+  {
+    keys: ['hooks.<name>.approvers'],
+    default: '`[]`: the person who asked',
+    meaning:
+      'user ids (Slack `U…`, Teams `29:…`, Telegram and Discord ids as strings) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
   },
   {
     keys: ['hooks.<name>.approvalTimeoutMs'],

@@ -23,7 +23,7 @@ type Arg = string | number;
 export interface HubCommands {
   sbOrderEnqueue(line: string, dedupe: string, job: string, ...args: Arg[]): Promise<[number, number]>;
   sbOrderAcquire(line: string, ...args: Arg[]): Promise<[number, string]>;
-  sbOrderRelease(line: string, job: string, delayed: string, ...args: Arg[]): Promise<string | null>;
+  sbOrderRelease(line: string, job: string, delayed: string, dedupe: string, ...args: Arg[]): Promise<string | null>;
   sbOrderMarkRetry(job: string, failed: string, ...args: Arg[]): Promise<number>;
   sbOrderRejoin(line: string, job: string, feed: string, ...args: Arg[]): Promise<number>;
   sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;

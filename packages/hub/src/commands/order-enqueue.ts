@@ -8,7 +8,8 @@
  * ARGV[2] '1' when the message has a dedupe key
  * ARGV[3] seconds to keep the dedupe key and an idle line
  *
- * Returns {outcome, ahead}: outcome 0 = lined up, 1 = a duplicate of a queued job (queue nothing),
+ * Returns {outcome, ahead}: outcome 0 = lined up, 1 = a duplicate of a queued job, or of one
+ * released for good (its dedupe key says `done`, order-release.ts: queue nothing),
  * 2 = a duplicate whose job never reached the queue (its API died between claim and add: queue
  * it now, in the place it already has); ahead = how many unfinished messages are before it.
  */
@@ -18,7 +19,7 @@ export const orderEnqueue = {
   lua: `
 local line, jobId = KEYS[1], ARGV[1]
 if ARGV[2] == '1' and not redis.call('SET', KEYS[2], jobId, 'NX', 'EX', ARGV[3]) then
-  if redis.call('EXISTS', KEYS[3]) == 1 then return {1, 0} end
+  if redis.call('EXISTS', KEYS[3]) == 1 or redis.call('GET', KEYS[2]) == 'done' then return {1, 0} end
   local place = redis.call('LPOS', line, jobId)
   if place then return {2, place} end
   local length = redis.call('RPUSH', line, jobId)

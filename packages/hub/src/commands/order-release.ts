@@ -7,6 +7,9 @@
  * KEYS[1] the conversation's line
  * KEYS[2] the job's hash in BullMQ
  * KEYS[3] the queue's delayed set in BullMQ, where parked messages sleep
+ * KEYS[4] the message's dedupe key, if it has one: marked `done` (its time to live kept), so a
+ *         platform's late repeat is a duplicate even once the finished job was removed (the
+ *         queue keeps a bounded number of finished jobs)
  * ARGV[1] job id
  * ARGV[2] seconds to keep a line that still holds messages
  * ARGV[3..] field, value pairs to set on the job hash (at least one)
@@ -15,11 +18,12 @@
  */
 export const orderRelease = {
   name: 'sbOrderRelease',
-  numberOfKeys: 3,
+  numberOfKeys: 4,
   lua: `
 local line = KEYS[1]
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 redis.call('LREM', line, 1, ARGV[1])
+redis.call('SET', KEYS[4], 'done', 'XX', 'KEEPTTL')
 local first = redis.call('LINDEX', line, 0)
 if not first then return false end
 redis.call('EXPIRE', line, ARGV[2])

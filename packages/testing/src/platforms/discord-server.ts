@@ -27,7 +27,12 @@ import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
  * "If true and nonce is present, it will be checked for uniqueness in the past few minutes. If
  * another message was created by the same author with the same nonce, that message will be
  * returned and no new message will be created"; the docs give no figure, the fake keeps five
- * minutes). A nonce over 25 characters is refused.
+ * minutes). A nonce over 25 characters is refused. Message components
+ * (https://discord.com/developers/docs/components/reference): `components` are kept with the
+ * message — action rows (type 1) of up to five buttons (type 2) with a `custom_id` of up to 100
+ * characters, a `label` of up to 80 and a style 1–4 (else 400, Invalid Form Body); an edit with
+ * `components` replaces them (`[]` removes the buttons), one without leaves them, as the Edit
+ * Webhook Message docs say of fields not given.
  */
 export interface FakeDiscordOptions {
   applicationId: string;
@@ -40,6 +45,8 @@ export interface FakeDiscordOptions {
 export interface DiscordPost {
   id: string;
   content: string;
+  /** Its message components (button rows), as sent. */
+  components?: unknown[];
 }
 
 export interface DiscordCall {
@@ -178,20 +185,16 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         headers,
       );
     }
+    const components = (json as { components?: unknown } | undefined)?.components;
+    if (req.method !== 'DELETE' && components !== undefined && !validComponents(components)) {
+      return answer(res, call, 400, invalidFormBody('components', 'COMPONENT_INVALID', 'Invalid component.'), headers);
+    }
     const target = id === undefined ? undefined : posts.find((post) => post.id === id);
     const channelId = channel?.[1] ?? '900000000000000002';
     const { nonce, enforce_nonce } = (json ?? {}) as { nonce?: unknown; enforce_nonce?: unknown };
     if (channel && req.method === 'POST' && typeof nonce === 'string' && nonce.length > NONCE_LENGTH) {
-      const errors = {
-        nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${NONCE_LENGTH} or fewer in length.` }] },
-      };
-      return answer(
-        res,
-        call,
-        400,
-        { message: 'Invalid Form Body', code: RESTJSONErrorCodes.InvalidFormBodyOrContentType, errors },
-        headers,
-      );
+      const tooLong = `Must be ${NONCE_LENGTH} or fewer in length.`;
+      return answer(res, call, 400, invalidFormBody('nonce', 'BASE_TYPE_MAX_LENGTH', tooLong), headers);
     }
     const enforced = channel && enforce_nonce === true && typeof nonce === 'string' ? nonce : undefined;
     const earlier = enforced === undefined ? undefined : nonces.get(enforced);
@@ -200,7 +203,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       return answer(res, call, 200, discordMessage(earlier.post.content, again), headers);
     }
     if (req.method === 'POST' && id === undefined) {
-      const post = { id: String(++nextId), content };
+      const post: DiscordPost = {
+        id: String(++nextId),
+        content,
+        ...(Array.isArray(components) && components.length ? { components } : {}),
+      };
       posts.push(post);
       if (enforced !== undefined) nonces.set(enforced, { post, until: Date.now() + NONCE_MS });
       const echo = channel && (typeof nonce === 'string' || typeof nonce === 'number') ? { nonce } : {};
@@ -215,6 +222,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     if (!target) return answer(res, call, 404, { message: 'Unknown Message', code: RESTJSONErrorCodes.UnknownMessage }, headers);
     if (req.method === 'PATCH') {
       target.content = content;
+      if (Array.isArray(components) && components.length) target.components = components;
+      else if (components !== undefined) delete target.components;
       const messageId = target.id === '@original' ? originalId! : target.id;
       const edited = { ...sentBy(messageId, channelId, Boolean(channel)), edited_timestamp: new Date().toISOString() };
       return answer(res, call, 200, discordMessage(content, edited), headers);
@@ -272,5 +281,29 @@ function bucketHeaders(
     'x-ratelimit-remaining': String(usage.remaining),
     'x-ratelimit-reset-after': String(Math.ceil(usage.resetAfterMs) / 1000),
     'x-ratelimit-bucket': Buffer.from(bucket).toString('hex').slice(0, 16),
+  };
+}
+
+/** Action rows of buttons within the documented limits (https://discord.com/developers/docs/components/reference#button). */
+function validComponents(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length > 5) return false;
+  return value.every((row: { type?: unknown; components?: unknown }) => {
+    if (row?.type !== 1 || !Array.isArray(row.components) || row.components.length === 0 || row.components.length > 5)
+      return false;
+    return row.components.every((button: { type?: unknown; style?: unknown; label?: unknown; custom_id?: unknown }) => {
+      if (button?.type !== 2) return false;
+      if (typeof button.style !== 'number' || button.style < 1 || button.style > 4) return false;
+      if (typeof button.label !== 'string' || button.label.length > 80) return false;
+      return typeof button.custom_id === 'string' && button.custom_id.length >= 1 && button.custom_id.length <= 100;
+    });
+  });
+}
+
+/** Discord's answer to a field it refuses (code 50035, the field's errors under its name). */
+function invalidFormBody(field: string, code: string, message: string): RESTError {
+  return {
+    message: 'Invalid Form Body',
+    code: RESTJSONErrorCodes.InvalidFormBodyOrContentType,
+    errors: { [field]: { _errors: [{ code, message }] } },
   };
 }

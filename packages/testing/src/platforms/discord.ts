@@ -3,6 +3,7 @@ import {
   type APIApplication,
   type APIChatInputApplicationCommandGuildInteraction,
   type APIMessage,
+  type APIMessageComponentButtonInteraction,
   type APIPingInteraction,
   type APIUser,
   ApplicationCommandOptionType,
@@ -10,6 +11,7 @@ import {
   type ApplicationFlags,
   ApplicationIntegrationType,
   ChannelType,
+  ComponentType,
   type GuildMemberFlags,
   InteractionContextType,
   InteractionType,
@@ -189,4 +191,35 @@ export function discordApplication(id: string, verifyKeyHex: string, overrides: 
 /** Discord's answer to a request with a token it refuses (HTTP 401; https://discord.com/developers/docs/topics/opcodes-and-status-codes#json). */
 export function discordUnauthorized(): RESTError {
   return { message: '401: Unauthorized', code: 0 };
+}
+
+/**
+ * A press of a button under one of the application's messages: a MESSAGE_COMPONENT interaction
+ * (type 3, https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object:
+ * `data.custom_id` and `data.component_type` 2, the `message` the button is on, who pressed it as
+ * `member.user` in a server), typed as discord-api-types' `APIMessageComponentButtonInteraction`.
+ * The button is taken from the message's own components: a test presses what the bot posted.
+ */
+let presses = 0;
+
+export function discordButtonPress(
+  post: { id: string; content: string; components?: unknown[] },
+  label: string,
+  user: { id: string; username: string; global_name: string },
+  token = 'aW50ZXJhY3Rpb246cHJlc3M6c2VjcmV0',
+) {
+  const rows = (post.components ?? []) as { components: { label?: string; custom_id?: string }[] }[];
+  const button = rows.flatMap((row) => row.components).find((b) => b.label === label);
+  if (!button?.custom_id) throw new Error(`the message ${post.id} has no '${label}' button`);
+  const command = discordCommand();
+  const press = {
+    ...command,
+    id: String(1_329_481_350_000_000_000n + BigInt(++presses)),
+    type: InteractionType.MessageComponent,
+    token,
+    member: { ...command.member, user: { ...user, discriminator: '0', avatar: null } },
+    message: discordMessage(post.content, { id: post.id }),
+    data: { custom_id: button.custom_id, component_type: ComponentType.Button },
+  } satisfies APIMessageComponentButtonInteraction;
+  return press;
 }

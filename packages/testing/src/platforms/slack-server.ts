@@ -3,6 +3,7 @@ import type {
   AssistantThreadsSetStatusResponse,
   ChatAppendStreamResponse,
   ChatDeleteResponse,
+  ChatPostEphemeralResponse,
   ChatPostMessageResponse,
   ChatStartStreamResponse,
   ChatStopStreamResponse,
@@ -24,6 +25,15 @@ import { slackPostedMessage } from './slack.js';
  * `Retry-After` (whole seconds, https://docs.slack.dev/apis/web-api/rate-limits). Every other
  * refusal is HTTP 200 `{ok: false, error}`. Answers are typed with `@slack/web-api`'s response
  * types and carry what Slack's examples carry (`chat.postMessage`: ok, channel, ts, message).
+ * Block Kit: `blocks` (JSON, or a JSON string in a form) are kept with the message; an `actions`
+ * block's buttons are checked against the button element's documented limits
+ * (https://docs.slack.dev/reference/block-kit/block-elements/button-element: plain_text `text` up to
+ * 75 characters, `action_id` up to 255, `value` up to 2,000; up to 25 elements), else
+ * `invalid_blocks`. `chat.update` with `blocks` replaces them; with `text` and no `blocks` the blocks
+ * are removed (https://docs.slack.dev/reference/methods/chat.update). `chat.postEphemeral` needs
+ * `channel`, `user` and `text` or `blocks`, and answers `{ok, message_ts}`
+ * (https://docs.slack.dev/reference/methods/chat.postEphemeral); what it posts only that user sees
+ * (`ephemerals`).
  */
 export interface FakeSlackOptions {
   botToken: string;
@@ -40,6 +50,16 @@ export interface SlackMessage {
   /** mrkdwn for posted messages; the Markdown for streamed ones. */
   text: string;
   streaming: boolean;
+  /** Its Block Kit blocks, as sent. */
+  blocks?: unknown[];
+}
+
+/** A message only one user sees (chat.postEphemeral). */
+export interface SlackEphemeral {
+  channel: string;
+  user: string;
+  text: string;
+  thread_ts?: string;
 }
 
 export interface SlackCall {
@@ -70,6 +90,8 @@ export interface FakeSlack {
   addFile(bytes: Buffer, name: string, mimetype: string): SlackSharedFile;
   /** Downloads of files served with the bot token. */
   readonly downloads: number;
+  /** What chat.postEphemeral showed, in order. */
+  ephemerals: SlackEphemeral[];
   close(): Promise<void>;
 }
 
@@ -101,12 +123,14 @@ type SlackAnswer =
   | ChatAppendStreamResponse
   | ChatStopStreamResponse
   | AssistantThreadsSetStatusResponse
+  | ChatPostEphemeralResponse
   | (WebAPICallResult & { ok: false; error: string });
 
 export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSlack> {
   const limit = options.limit ?? { count: 1, perMs: 1000 };
   const rate = new FakeRateLimit();
   const messages: SlackMessage[] = [];
+  const ephemerals: SlackEphemeral[] = [];
   const calls: SlackCall[] = [];
   let seq = 0;
 
@@ -157,6 +181,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         );
       }
     }
+    if ('blocks' in args && !validBlocks(args.blocks)) return refuse(res, call, 'invalid_blocks');
+    const blocks = Array.isArray(args.blocks) ? args.blocks : undefined;
     const markdown = markdownOf(args);
     const find = () => messages.find((m) => m.channel === channel && m.ts === args.ts);
     const threadOf = (message: SlackMessage) => message.thread_ts;
@@ -165,8 +191,9 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         if (!channel) return refuse(res, call, 'channel_not_found');
         const text = String(args.text ?? '');
         if (text.length > 40_000) return refuse(res, call, 'msg_too_long');
-        if (!text) return refuse(res, call, 'no_text');
+        if (!text && !blocks?.length) return refuse(res, call, 'no_text');
         const message = post(channel, args.thread_ts, text, false);
+        if (blocks) message.blocks = blocks;
         return reply(res, call, slackPostedMessage(channel, text, message.ts, threadOf(message)));
       }
       case 'chat.update': {
@@ -176,6 +203,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         const text = String(args.text ?? '');
         if (text.length > 40_000) return refuse(res, call, 'msg_too_long');
         message.text = text;
+        if (blocks) message.blocks = blocks;
+        else if (text) delete message.blocks;
         // https://docs.slack.dev/reference/methods/chat.update: ok, channel, ts, text, message.
         return reply(res, call, { ok: true, channel, ts: message.ts, text, message: { text, user: 'U0BOT', bot_id: 'B0123' } });
       }
@@ -219,6 +248,16 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       }
       case 'assistant.threads.setStatus':
         return reply(res, call, { ok: true });
+      case 'chat.postEphemeral': {
+        if (!channel) return refuse(res, call, 'channel_not_found');
+        if (typeof args.user !== 'string' || !args.user) return refuse(res, call, 'user_not_in_channel');
+        const text = String(args.text ?? '');
+        if (!text && !blocks?.length) return refuse(res, call, 'no_text');
+        const thread = typeof args.thread_ts === 'string' && args.thread_ts !== '' ? { thread_ts: args.thread_ts } : {};
+        ephemerals.push({ channel, user: args.user, text, ...thread });
+        seq++;
+        return reply(res, call, { ok: true, message_ts: `1736942500.${String(seq).padStart(6, '0')}` });
+      }
       default:
         return refuse(res, call, 'unknown_method');
     }
@@ -262,6 +301,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     get downloads() {
       return downloads;
     },
+    ephemerals,
     close: () => server.close(),
   };
 }
@@ -306,4 +346,25 @@ function markdownOf(args: Record<string, unknown>): string {
     .filter((chunk): chunk is { type: string; text: string } => chunk?.type === 'markdown_text' && typeof chunk.text === 'string')
     .map((chunk) => chunk.text)
     .join('');
+}
+
+/** Blocks as Slack takes them: an array of typed blocks; an `actions` block's buttons within the documented limits. */
+function validBlocks(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length > 50) return false;
+  return value.every((block: { type?: unknown; elements?: unknown }) => {
+    if (typeof block?.type !== 'string') return false;
+    if (block.type !== 'actions') return true;
+    if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 25) return false;
+    return block.elements.every(
+      (element: { type?: unknown; text?: { type?: unknown; text?: unknown }; action_id?: unknown; value?: unknown }) => {
+        if (element?.type !== 'button') return typeof element?.type === 'string';
+        const text = element.text;
+        if (text?.type !== 'plain_text' || typeof text.text !== 'string' || text.text.length === 0 || text.text.length > 75)
+          return false;
+        if (element.action_id !== undefined && (typeof element.action_id !== 'string' || element.action_id.length > 255))
+          return false;
+        return element.value === undefined || (typeof element.value === 'string' && element.value.length <= 2000);
+      },
+    );
+  });
 }

@@ -145,3 +145,65 @@ export function slackAuthTest(error?: string): AuthTestResponse {
     is_enterprise_install: false,
   } satisfies AuthTestResponse;
 }
+
+/**
+ * A `block_actions` interactivity payload for a click on one of a message's buttons, shaped like
+ * the example of https://docs.slack.dev/reference/interaction-payloads/block_actions-payload
+ * (type, team, user, api_app_id, token, container of type `message` with `message_ts`,
+ * `channel_id`, `is_ephemeral`, `thread_ts` in a thread; trigger_id, channel, message,
+ * response_url, and the clicked button in `actions` with its `action_id`, `block_id`, `text`,
+ * `value`, `type` and `action_ts`) — bolt-js's `BlockAction<ButtonAction>` holds the same fields.
+ * The button is taken from the message's own blocks: a test clicks what the bot posted.
+ */
+export function slackButtonClick(
+  message: { channel: string; ts: string; thread_ts?: string; text?: string; blocks?: unknown[] },
+  actionId: string,
+  user: { id: string; username: string } = { id: 'U0456', username: 'ada' },
+) {
+  type Button = { type: string; action_id?: string; text?: unknown; value?: string };
+  const blocks = (message.blocks ?? []) as { type: string; block_id?: string; elements?: Button[] }[];
+  const block = blocks.find((b) => b.type === 'actions' && b.elements?.some((e) => e.action_id === actionId));
+  const button = block?.elements?.find((e) => e.action_id === actionId);
+  if (!block || !button) throw new Error(`the message ${message.ts} has no button '${actionId}'`);
+  return {
+    type: 'block_actions',
+    team: { id: 'T0001', domain: 'acme' },
+    user: { ...user, name: user.username, team_id: 'T0001' },
+    api_app_id: 'A0001',
+    token: 'XXYYZZ',
+    container: {
+      type: 'message',
+      message_ts: message.ts,
+      channel_id: message.channel,
+      is_ephemeral: false,
+      ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+    },
+    trigger_id: '12321423423.333649436676.d8c1bb837935619ccad0f624c448ffb3',
+    channel: { id: message.channel, name: 'general' },
+    message: {
+      type: 'message',
+      user: 'U0BOT',
+      bot_id: 'B0123',
+      ts: message.ts,
+      text: message.text ?? '',
+      blocks,
+      ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+    },
+    response_url: 'https://hooks.slack.com/actions/A0001/1232321423432/D09sSasdasdAS9091209',
+    actions: [
+      {
+        type: button.type,
+        action_id: actionId,
+        block_id: block.block_id ?? 'b1',
+        text: button.text,
+        ...(button.value !== undefined ? { value: button.value } : {}),
+        action_ts: '1736942600.840180',
+      },
+    ],
+  };
+}
+
+/** An interactivity request's body as Slack sends it: form-encoded, the payload JSON in one `payload` field. */
+export function slackInteractionBody(payload: unknown): string {
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}

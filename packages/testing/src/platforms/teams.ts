@@ -23,9 +23,13 @@ export const TEAMS_APP_ID = '8a7b6c5d-1234-4e5f-9a8b-0c1d2e3f4a5b';
 export const TEAMS_BOT_ID = `28:${TEAMS_APP_ID}`;
 
 export interface TeamsReply {
+  /** The activity id the Connector gave it. */
+  id: string;
   conversationId: string;
   replyToId: string;
   text: string;
+  /** Its attachments (an Adaptive Card), as sent or as last updated. */
+  attachments?: { contentType: string; content: unknown }[];
 }
 
 export interface BotFramework {
@@ -220,8 +224,9 @@ export async function botFramework(options: {
     if (req.method === 'POST' && reply) {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (!token || !issued.has(token)) return sendJson(res, 401, { message: 'Authorization has been denied for this request.' });
-      const body = (req.json ?? {}) as { type?: unknown; text?: unknown };
-      if (body.type !== 'message' || typeof body.text !== 'string') {
+      const body = (req.json ?? {}) as { type?: unknown; text?: unknown; attachments?: unknown };
+      const attachments = validAttachments(body.attachments);
+      if (body.type !== 'message' || (typeof body.text !== 'string' && !attachments?.length) || attachments === null) {
         return sendJson(res, 400, { error: { code: 'BadArgument', message: 'Activity is invalid' } } satisfies ConnectorError);
       }
       if (Buffer.byteLength(req.body) > 28_000) {
@@ -229,10 +234,36 @@ export async function botFramework(options: {
           error: { code: 'MessageSizeTooBig', message: 'Message size too big' },
         } satisfies ConnectorError);
       }
-      replies.push({ conversationId: decodeURIComponent(reply[1]!), replyToId: decodeURIComponent(reply[2]!), text: body.text });
+      const id = `1736942400${replies.length + 1}`;
+      replies.push({
+        id,
+        conversationId: decodeURIComponent(reply[1]!),
+        replyToId: decodeURIComponent(reply[2]!),
+        text: typeof body.text === 'string' ? body.text : '',
+        ...(attachments?.length ? { attachments } : {}),
+      });
       // https://learn.microsoft.com/en-us/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference#reply-to-activity:
       // 200/201 with a ResourceResponse, the new activity's id.
-      return sendJson(res, 201, { id: `1736942400${replies.length}` } satisfies ResourceResponse);
+      return sendJson(res, 201, { id } satisfies ResourceResponse);
+    }
+    // "Update activity" (same reference): PUT on the activity replaces its content; 200 with a ResourceResponse.
+    if (req.method === 'PUT' && reply) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (!token || !issued.has(token)) return sendJson(res, 401, { message: 'Authorization has been denied for this request.' });
+      const target = replies.find(
+        (r) => r.id === decodeURIComponent(reply[2]!) && r.conversationId === decodeURIComponent(reply[1]!),
+      );
+      if (!target)
+        return sendJson(res, 404, { error: { code: 'NotFound', message: 'Activity not found' } } satisfies ConnectorError);
+      const body = (req.json ?? {}) as { type?: unknown; text?: unknown; attachments?: unknown };
+      const attachments = validAttachments(body.attachments);
+      if (body.type !== 'message' || attachments === null) {
+        return sendJson(res, 400, { error: { code: 'BadArgument', message: 'Activity is invalid' } } satisfies ConnectorError);
+      }
+      target.text = typeof body.text === 'string' ? body.text : '';
+      if (attachments?.length) target.attachments = attachments;
+      else delete target.attachments;
+      return sendJson(res, 200, { id: target.id } satisfies ResourceResponse);
     }
     sendJson(res, 404, { error: { code: 'NotFound', message: 'Not found' } } satisfies ConnectorError);
   };
@@ -274,4 +305,49 @@ export async function startFakeBotFramework(options: { appId: string; appPasswor
   const server = await startLocalServer(framework.handler);
   url = server.url;
   return { ...framework, url, server, close: () => server.close() };
+}
+
+/**
+ * Attachments as a reply may carry them: undefined when absent, null when malformed. An Adaptive
+ * Card (`application/vnd.microsoft.card.adaptive`) must be `type: "AdaptiveCard"` with a `version`,
+ * and its actions typed with a `title` (https://adaptivecards.io/explorer/AdaptiveCard.html,
+ * https://adaptivecards.io/explorer/Action.Submit.html).
+ */
+function validAttachments(value: unknown): { contentType: string; content: unknown }[] | null | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return null;
+  const ok = value.every((a: { contentType?: unknown; content?: { type?: unknown; version?: unknown; actions?: unknown } }) => {
+    if (typeof a?.contentType !== 'string') return false;
+    if (a.contentType !== 'application/vnd.microsoft.card.adaptive') return true;
+    const card = a.content;
+    if (card?.type !== 'AdaptiveCard' || typeof card.version !== 'string') return false;
+    if (card.actions === undefined) return true;
+    return (
+      Array.isArray(card.actions) &&
+      card.actions.every(
+        (action: { type?: unknown; title?: unknown }) => typeof action?.type === 'string' && typeof action.title === 'string',
+      )
+    );
+  });
+  return ok ? (value as { contentType: string; content: unknown }[]) : null;
+}
+
+/**
+ * What Teams sends when a person presses an Adaptive Card's `Action.Submit`: a `message` activity
+ * from them, with no text, the action's `data` as `value`, and the card's activity as `replyToId`
+ * (learn.microsoft.com/microsoftteams/platform/task-modules-and-cards/cards/cards-actions,
+ * "Action.Submit"). The data is taken from the card the bot posted: a test presses what is there.
+ */
+export function teamsCardSubmit(
+  serviceUrl: string,
+  card: TeamsReply,
+  title: string,
+  from: { id: string; name: string },
+  id: string,
+) {
+  const content = card.attachments?.[0]?.content as { actions?: { title: string; data: unknown }[] } | undefined;
+  const action = content?.actions?.find((a) => a.title === title);
+  if (!action) throw new Error(`the card ${card.id} has no '${title}' action`);
+  const activity = teamsMessageActivity(serviceUrl, { id, text: undefined, entities: [], from });
+  return { ...activity, value: action.data, replyToId: card.id };
 }

@@ -1,5 +1,16 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiError, ApiSuccess, File, Message, MessageEntity, UserFromGetMe } from '@grammyjs/types';
+import type {
+  ApiError,
+  ApiSuccess,
+  CallbackQuery,
+  File,
+  InlineKeyboardMarkup,
+  Message,
+  MessageEntity,
+  Update,
+  User,
+  UserFromGetMe,
+} from '@grammyjs/types';
 import { type LocalServer, type RecordedRequest, sendJson, startLocalServer } from '../http-server.js';
 import { FakeRateLimit, type FakeRule } from './fake-rate-limit.js';
 import { telegramGetMe, telegramSentMessage } from './telegram.js';
@@ -18,6 +29,12 @@ import { EntityError, parseTelegramHtml } from './telegram-html.js';
  * whole `Message` on success, `{ok: false, error_code, description, parameters?}` otherwise.
  * Forum topics: a message goes to the topic its `message_thread_id` names, or, as a reply, to
  * the topic of the message it answers (`userWrote` tells the fake where a user's message is).
+ * Inline keyboards (https://core.telegram.org/bots/api#inlinekeyboardmarkup): a message keeps the
+ * `reply_markup` it was sent with (callback_data 1–64 bytes, else `BUTTON_DATA_INVALID`) until an
+ * edit gives another (an empty `inline_keyboard` removes the buttons; whether an edit without
+ * `reply_markup` keeps them is not documented, and the fake keeps them); `pressButton` makes the
+ * `callback_query` update Telegram would send, and answerCallbackQuery takes only a query it issued
+ * (text up to 200 characters), once.
  */
 export interface FakeTelegramOptions {
   botToken: string;
@@ -40,6 +57,14 @@ export interface TelegramMessage {
   entities?: MessageEntity[];
   /** The forum topic it is in; absent in the General topic and in chats without topics. */
   message_thread_id?: number;
+  /** The inline keyboard under it, if any. */
+  reply_markup?: InlineKeyboardMarkup;
+}
+
+/** An answerCallbackQuery call the fake took: the query it answered and the text only the presser sees. */
+export interface CallbackAnswer {
+  callback_query_id: string;
+  text?: string;
 }
 
 export interface TelegramCall {
@@ -70,6 +95,14 @@ export interface FakeTelegram {
   readonly downloads: number;
   /** Calls answered 429. */
   readonly refused: number;
+  /**
+   * A person presses an inline keyboard's button under the bot's message: the `callback_query`
+   * update Telegram sends the webhook (with a fresh query id), or throws if the message has no
+   * button with that callback_data.
+   */
+  pressButton(chatId: number, messageId: number, data: string, from: User): Update & { callback_query: CallbackQuery };
+  /** The answerCallbackQuery calls taken, in order. */
+  readonly callbackAnswers: CallbackAnswer[];
   close(): Promise<void>;
 }
 
@@ -86,6 +119,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
   /** Files by file_id: their path and bytes. */
   const files = new Map<string, { path: string; bytes: Buffer }>();
   let downloads = 0;
+  /** Callback queries issued and not yet answered. */
+  const openQueries = new Set<string>();
+  const callbackAnswers: CallbackAnswer[] = [];
+  let nextUpdate = 700_000;
 
   const answer = (
     res: ServerResponse,
@@ -153,19 +190,28 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
       }
     }
 
+    const markup = objectParameter(body.reply_markup) as InlineKeyboardMarkup | undefined;
+    if (markup && !validKeyboard(markup)) return answer(res, call, 400, { description: 'Bad Request: BUTTON_DATA_INVALID' });
     switch (call.method) {
       case 'sendMessage': {
         const replyTo = objectParameter(body.reply_parameters) as { message_id?: unknown } | undefined;
         const repliedTopic = replyTo ? topicOf(chatId, Number(replyTo.message_id)) : undefined;
         const threadId = Number(body.message_thread_id) || repliedTopic || undefined;
-        const message = { message_id: ++nextId, ...shown!, ...(threadId ? { message_thread_id: threadId } : {}) };
+        const message = {
+          message_id: ++nextId,
+          ...shown!,
+          ...(threadId ? { message_thread_id: threadId } : {}),
+          ...(markup?.inline_keyboard?.length ? { reply_markup: markup } : {}),
+        };
         messages.push(message);
         return answer(res, call, 200, sentAnswer(chatId, message));
       }
       case 'editMessageText': {
         const message = messages.find((m) => m.message_id === Number(body.message_id));
         if (!message) return answer(res, call, 400, { description: 'Bad Request: message to edit not found' });
-        if (message.sent === shown!.sent && message.parse_mode === shown!.parse_mode) {
+        const sameMarkup =
+          !markup || JSON.stringify(markup.inline_keyboard) === JSON.stringify(message.reply_markup?.inline_keyboard ?? []);
+        if (message.sent === shown!.sent && message.parse_mode === shown!.parse_mode && sameMarkup) {
           return answer(res, call, 400, {
             description:
               'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
@@ -174,6 +220,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
         delete message.entities;
         delete message.parse_mode;
         Object.assign(message, shown);
+        if (markup?.inline_keyboard?.length) message.reply_markup = markup;
+        else if (markup) delete message.reply_markup;
         return answer(res, call, 200, { result: { ...sentAnswer(chatId, message).result, edit_date: 1_736_942_402 } });
       }
       case 'sendMessageDraft':
@@ -198,6 +246,17 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
         return answer(res, call, 200, { result: telegramGetMe().result });
       case 'sendChatAction':
         return answer(res, call, 200, { result: true });
+      case 'answerCallbackQuery': {
+        const id = String(body.callback_query_id ?? '');
+        if (!openQueries.delete(id))
+          return answer(res, call, 400, {
+            description: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
+          });
+        if (typeof body.text === 'string' && body.text.length > 200)
+          return answer(res, call, 400, { description: 'Bad Request: MESSAGE_TOO_LONG' });
+        callbackAnswers.push({ callback_query_id: id, ...(typeof body.text === 'string' ? { text: body.text } : {}) });
+        return answer(res, call, 200, { result: true });
+      }
       case 'deleteMessage': {
         const index = messages.findIndex((m) => m.message_id === Number(body.message_id));
         if (index < 0) return answer(res, call, 400, { description: 'Bad Request: message to delete not found' });
@@ -231,6 +290,24 @@ export async function startFakeTelegram(options: FakeTelegramOptions): Promise<F
     get refused() {
       return rate.refused;
     },
+    pressButton(chatId, messageId, data, from) {
+      const message = chats.get(chatId)?.find((m) => m.message_id === messageId);
+      const buttons = message?.reply_markup?.inline_keyboard.flat() ?? [];
+      if (!buttons.some((b) => 'callback_data' in b && b.callback_data === data))
+        throw new Error(`no button '${data}' under message ${messageId} of chat ${chatId}`);
+      const id = `${4_380_000_000_000_000 + ++nextUpdate}`;
+      openQueries.add(id);
+      const query: CallbackQuery = {
+        id,
+        from,
+        message: sentAnswer(chatId, message!).result,
+        // Opaque, one per chat (https://core.telegram.org/bots/api#callbackquery).
+        chat_instance: String(8_000_000_000_000 + Math.abs(chatId)),
+        data,
+      };
+      return { update_id: nextUpdate, callback_query: query };
+    },
+    callbackAnswers,
     close: () => server.close(),
   };
 }
@@ -241,11 +318,36 @@ function sentAnswer(chatId: number, message: TelegramMessage) {
     ? { message_thread_id: message.message_thread_id, is_topic_message: true as const }
     : {};
   const entities = message.entities?.length ? { entities: message.entities } : {};
-  return telegramSentMessage(chatId, message.text, message.message_id, { ...topic, ...entities });
+  const markup = message.reply_markup ? { reply_markup: message.reply_markup } : {};
+  return telegramSentMessage(chatId, message.text, message.message_id, { ...topic, ...entities, ...markup });
 }
 
 /** "All methods in the Bot API are case-insensitive": the documented spelling of a known method. */
-const METHODS = ['sendMessage', 'editMessageText', 'sendMessageDraft', 'sendChatAction', 'deleteMessage', 'getMe', 'getFile'];
+const METHODS = [
+  'sendMessage',
+  'editMessageText',
+  'sendMessageDraft',
+  'sendChatAction',
+  'deleteMessage',
+  'getMe',
+  'getFile',
+  'answerCallbackQuery',
+];
+
+/** An inline keyboard whose callback buttons carry 1–64 bytes of callback_data (https://core.telegram.org/bots/api#inlinekeyboardbutton). */
+function validKeyboard(markup: InlineKeyboardMarkup): boolean {
+  if (!Array.isArray(markup.inline_keyboard)) return false;
+  return markup.inline_keyboard.every(
+    (row) =>
+      Array.isArray(row) &&
+      row.every((button) => {
+        if (typeof button?.text !== 'string') return false;
+        if (!('callback_data' in button)) return true;
+        const bytes = Buffer.byteLength(String(button.callback_data));
+        return bytes >= 1 && bytes <= 64;
+      }),
+  );
+}
 function canonicalMethod(name: string): string {
   return METHODS.find((method) => method.toLowerCase() === name.toLowerCase()) ?? name;
 }
