@@ -4,7 +4,7 @@ import { type HookConfig, packageVersion, type Settings } from '@switchboard/con
 import { createHubs, type ShardedHub } from '@switchboard/hub';
 import { createLogger, type Logger, throttledWarning } from '@switchboard/logger';
 import { gatewayMetrics, Metrics, registerSharedGauges } from '@switchboard/metrics';
-import { serviceUnavailable } from '@switchboard/protocol';
+import { scrubSecrets, serviceUnavailable } from '@switchboard/protocol';
 import { createGateway, type Gateway } from '@switchboard/providers';
 import {
   AccessStore,
@@ -29,6 +29,7 @@ import {
   watchRedis,
   withRedisDroppedOnError,
 } from '@switchboard/state';
+import { McpServers } from '@switchboard/tools';
 import { gatewayTracing, type Tracing } from '@switchboard/tracing';
 import { ResponseCache } from './services/response-cache.js';
 import { readSharedState } from './services/status-service.js';
@@ -61,6 +62,11 @@ export interface AppDeps {
   workers: WorkerRegistry;
   /** The configured MCP servers' names, and their state as the workers report it (/status). */
   mcpServers: { names: string[]; board: McpStatusBoard };
+  /**
+   * This process's own MCP clients, for `mcp` tools on /v1/responses: a server is connected when a
+   * request first names it, the connection reused after; not reported to /status (the workers' view).
+   */
+  tools: McpServers;
   /** Prometheus metrics, unless `metrics.enabled` is false. */
   metrics?: Metrics;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (see `startTracing`). */
@@ -112,6 +118,11 @@ export function createDeps(
     throttledWarning(logger, 'usage not recorded: Redis did not take it'),
   );
   const workers = new WorkerRegistry(redis, keys);
+  const secrets = [...settings.secrets].sort((a, b) => b.length - a.length);
+  const tools = new McpServers(settings.config.mcpServers, {
+    log: (level, message, meta) => logger[level](message, meta),
+    scrub: (text) => scrubSecrets(text, secrets),
+  });
   const readyHub = async () => {
     if (!(await redisReady(redis))) throw serviceUnavailable('Redis is not reachable; try again shortly.', 'queue_unavailable');
     hub ??= createHubs(redis, settings);
@@ -133,6 +144,7 @@ export function createDeps(
     sessions,
     workers,
     mcpServers: { names: Object.keys(settings.config.mcpServers), board: new McpStatusBoard(redis, keys) },
+    tools,
     ...(metrics ? { metrics } : {}),
     ...(tracing ? { tracing } : {}),
     ...(cacheConfig ? { cache: new ResponseCache(new ResponseCacheStore(redis, keys), cacheConfig, logger) } : {}),
@@ -144,6 +156,7 @@ export function createDeps(
         gateway.registry.close(),
         closeHooks(hooks),
         settlesWithin(hub?.close() ?? Promise.resolve(), 1_000),
+        settlesWithin(tools.close(), 1_000),
         settlesWithin(Promise.all([channelStats.close(), sessions.close(), usage.meter.close()]), 1_000),
         tracing?.shutdown(),
       ]);

@@ -9,7 +9,7 @@ import {
   type ToolStep,
 } from '@switchboard/hub';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '@switchboard/protocol';
-import { asFunctionTool, capped, isGranted, type OfferedTool } from '@switchboard/tools';
+import { asFunctionTool, capped, isGranted, type OfferedTool, toolArguments } from '@switchboard/tools';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
@@ -197,19 +197,10 @@ async function runCall(
   const tool = offered.get(call.function.name);
   if (!tool || !deps.tools)
     return { text: `Error: the tool '${call.function.name}' is not available to this bot.`, isError: true };
-  const args = parseArguments(call.function.arguments);
+  const args = toolArguments(call.function.arguments);
   if (!args) return { text: 'Error: the arguments must be a JSON object.', isError: true };
   onTool(tool.tool);
   return deps.tools.call(tool.server, tool.tool, args, signal);
-}
-
-function parseArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The calls of a model's message that are well-formed function calls (others are ignored). */

@@ -204,20 +204,20 @@ export const mcpHttpServerSchema = z.strictObject({
 
 export const mcpServerSchema = z.union([mcpStdioServerSchema, mcpHttpServerSchema]);
 
-/** Every hook's `tools` must name a configured server. */
+/** Every hook's and API key's `tools` must name a configured server. */
 function checkToolGrants(
-  config: { hooks: Record<string, HookConfig>; mcpServers: Record<string, unknown> },
+  config: { hooks: Record<string, HookConfig>; apiKeys: ApiKeyConfig[]; mcpServers: Record<string, unknown> },
   context: z.RefinementCtx,
 ) {
-  for (const [name, hook] of Object.entries(config.hooks)) {
-    for (const [i, grant] of hook.tools.entries()) {
+  const granted = [
+    ...Object.entries(config.hooks).map(([name, hook]) => [['hooks', name, 'tools'], hook.tools] as const),
+    ...config.apiKeys.map((key, i) => [['apiKeys', i, 'tools'], typeof key === 'string' ? [] : (key.tools ?? [])] as const),
+  ];
+  for (const [path, grants] of granted) {
+    for (const [i, grant] of grants.entries()) {
       const server = grant.split('/')[0]!;
       if (!(server in config.mcpServers)) {
-        context.addIssue({
-          code: 'custom',
-          path: ['hooks', name, 'tools', i],
-          message: `there is no MCP server named '${server}'`,
-        });
+        context.addIssue({ code: 'custom', path: [...path, i], message: `there is no MCP server named '${server}'` });
       }
     }
   }
@@ -458,6 +458,11 @@ export const apiKeySchema = z.union([
       tokensPerDay: z.int().min(1).optional(),
       /** Deprecated: `budget.costPerMonth`. */
       costPerMonth: z.number().positive().optional(),
+      /**
+       * Tools of the `mcpServers` this key's `/v1/responses` requests may name in an `mcp` tool:
+       * `"<server>"` (all its tools) or `"<server>/<tool>"`. @defaultValue [] (none)
+       */
+      tools: z.array(z.string().regex(TOOL_GRANT, 'a tool grant is "<server>" or "<server>/<tool>"')).optional(),
     })
     .check((ctx) => {
       if (!ctx.value.budget) return;

@@ -13,8 +13,8 @@ export function responseId(): string {
   return `resp_${randomUUID().replaceAll('-', '')}`;
 }
 
-/** An output item's id: `msg_…` for a message, `fc_…` for a function call. */
-export function itemId(prefix: 'msg' | 'fc'): string {
+/** An output item's id: `msg_…` a message, `fc_…` a function call, `mcp_…` an MCP call, `mcpl_…` an MCP tool list. */
+export function itemId(prefix: 'msg' | 'fc' | 'mcp' | 'mcpl'): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 

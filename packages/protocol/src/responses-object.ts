@@ -33,7 +33,31 @@ export interface ResponseFunctionCallItem {
   arguments: string;
 }
 
-export type ResponseOutputItem = ResponseMessageItem | ResponseFunctionCallItem;
+/**
+ * A tool the API ran on an MCP server, and the tools it listed there: openai-node v6
+ * `ResponseOutputItem.McpCall` / `.McpListTools` (resources/responses/responses.d.ts).
+ */
+export interface ResponseMcpCallItem {
+  id: string;
+  type: 'mcp_call';
+  status: 'in_progress' | 'calling' | 'completed' | 'failed';
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  approval_request_id: null;
+}
+
+export interface ResponseMcpListToolsItem {
+  id: string;
+  type: 'mcp_list_tools';
+  server_label: string;
+  tools: { name: string; description: string | null; input_schema: unknown; annotations: null }[];
+  error: string | null;
+}
+
+export type ResponseOutputItem = ResponseMessageItem | ResponseFunctionCallItem | ResponseMcpCallItem | ResponseMcpListToolsItem;
 
 export interface ResponseUsage {
   input_tokens: number;

@@ -42,7 +42,24 @@ const functionCallOutputItem = z.looseObject({
   call_id: z.string().min(1),
   output: stringOr(z.array(byType(contentParts, 'content parts')), 'a list of content parts'),
 });
-const inputItems = { message: messageItem, function_call: functionCallItem, function_call_output: functionCallOutputItem };
+/** An earlier answer's MCP items sent back as input (openai-node v6 `ResponseInputItem.McpCall`/`McpListTools`). */
+const mcpCallItem = z.looseObject({
+  type: z.literal('mcp_call'),
+  id: z.string().min(1),
+  server_label: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+  output: nullable(z.string()),
+  error: nullable(z.string()),
+});
+const mcpListToolsItem = z.looseObject({ type: z.literal('mcp_list_tools'), server_label: z.string() });
+const inputItems = {
+  message: messageItem,
+  function_call: functionCallItem,
+  function_call_output: functionCallOutputItem,
+  mcp_call: mcpCallItem,
+  mcp_list_tools: mcpListToolsItem,
+};
 
 export type ResponsesInputItem = z.infer<(typeof inputItems)[keyof typeof inputItems]>;
 
@@ -55,6 +72,29 @@ const functionTool = z.looseObject({
 });
 
 export type ResponsesFunctionTool = z.infer<typeof functionTool>;
+
+/**
+ * OpenAI's remote MCP tool (openai-node v6 `Tool.Mcp`, resources/responses/responses.d.ts). Parsed
+ * as sent: which of its fields this gateway takes (a configured `server_label`, `allowed_tools`,
+ * `require_approval: "never"`) is decided where the servers are known (apps/api responses-mcp).
+ */
+const mcpTool = z.looseObject({
+  type: z.literal('mcp'),
+  server_label: z.string().min(1).max(64),
+  allowed_tools: nullable(
+    z.union(
+      [z.array(z.string()), z.looseObject({ tool_names: nullable(z.array(z.string())), read_only: nullable(z.boolean()) })],
+      {
+        error: 'allowed_tools must be a list of tool names or {tool_names}',
+      },
+    ),
+  ),
+  require_approval: nullable(z.unknown()),
+  server_url: nullable(z.string()),
+  connector_id: nullable(z.string()),
+});
+
+export type ResponsesMcpTool = z.infer<typeof mcpTool>;
 
 const textFormat = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text') }),
@@ -80,7 +120,7 @@ export const responsesRequestSchema = z.looseObject({
   max_output_tokens: nullable(z.int().min(1)),
   temperature: nullable(z.number().min(0).max(2)),
   top_p: nullable(z.number().min(0).max(1)),
-  tools: nullable(z.array(byType({ function: functionTool }, 'tools'))),
+  tools: nullable(z.array(byType({ function: functionTool, mcp: mcpTool }, 'tools'))),
   tool_choice: nullable(
     z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function'), name: z.string().min(1) })], {
       error: "tool_choice must be 'none', 'auto', 'required' or {type: 'function', name}",

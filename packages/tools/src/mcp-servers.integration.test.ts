@@ -104,3 +104,22 @@ describe('MCP servers', () => {
     expect(warnings.join('\n')).not.toContain(TOKEN);
   });
 });
+
+describe('McpServers.ready', () => {
+  it('connects only the servers named, once, and closes them', async () => {
+    const lazy = new McpServers({
+      remote: { url: http.url, headers: { authorization: `Bearer ${TOKEN}` }, timeoutMs: 2_000 },
+      away: { url: `http://127.0.0.1:${await freePort()}/mcp`, headers: {}, timeoutMs: 1_000 },
+    });
+    await lazy.ready(['remote']);
+    const afterFirst = http.authorizations.length;
+    await lazy.ready(['remote']); // the first attempt's promise again: no second session
+    expect(http.authorizations.length).toBe(afterFirst);
+    const states = Object.fromEntries(lazy.states().map((state) => [state.name, state]));
+    expect(states.remote).toMatchObject({ connected: true, lastError: null });
+    expect(states.away).toMatchObject({ connected: false, lastError: null }); // never tried
+    expect(await lazy.call('remote', 'add', { a: 1, b: 2 })).toEqual({ text: '3', isError: false });
+    await lazy.close();
+    expect(lazy.states().every((state) => !state.connected)).toBe(true);
+  });
+});

@@ -49,8 +49,17 @@ export class McpServers {
    * its `timeoutMs`, at least 10 s). Called again, it returns the same promise: the first tool loop waits for it.
    */
   start(): Promise<void> {
-    this.started ??= Promise.all([...this.servers.values()].map((server) => server.connect())).then(() => {});
+    this.started ??= Promise.all([...this.servers.values()].map((server) => server.begin())).then(() => {});
     return this.started;
+  }
+
+  /**
+   * Connects the named servers not tried yet, each once (the API's lazy start: only the servers a
+   * request names); resolves when each is connected or has failed once. Later calls wait for that
+   * first attempt only: a server down since is retried in the background, not per request.
+   */
+  async ready(names: readonly string[]): Promise<void> {
+    await Promise.all(names.map((name) => this.servers.get(name)?.begin()));
   }
 
   states(): McpServerState[] {
@@ -83,6 +92,7 @@ export class McpServers {
 class ServerConnection {
   private client: Client | null = null;
   private connecting: Promise<void> | null = null;
+  private firstAttempt: Promise<void> | null = null;
   tools: ToolInfo[] = [];
   private lastError: string | null = null;
   private lastErrorAt: number | null = null;
@@ -111,6 +121,12 @@ class ServerConnection {
       lastError: this.lastError,
       lastErrorAt: this.lastErrorAt,
     };
+  }
+
+  /** The first connection attempt, made once. */
+  begin(): Promise<void> {
+    this.firstAttempt ??= this.connect();
+    return this.firstAttempt;
   }
 
   connect(): Promise<void> {
@@ -215,7 +231,9 @@ class ServerConnection {
       });
       return toolOutput(result, maxChars);
     } catch (err) {
-      if (signal?.aborted) throw err; // shutdown or a lost lock: the job stops here, the call never completed
+      // Shutdown, a lost lock or a client gone: the caller stops here, the call never completed. The
+      // abort's own reason, not the SDK's McpError around it, so callers see an abort for what it is.
+      if (signal?.aborted) throw signal.reason ?? err;
       const message = (err as Error).message;
       this.failed(`calling ${tool}: ${message}`);
       return toolError(

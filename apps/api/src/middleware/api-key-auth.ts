@@ -10,6 +10,8 @@ export interface ApiClient {
   requestsPerMinute?: number;
   /** This key's `budget` (`tokensPerDay`, `costPerMonth`), if it has one. */
   budget?: BudgetLimits;
+  /** The MCP tools this key's `/v1/responses` requests may name (`apiKeys[].tools`). */
+  tools?: readonly string[];
 }
 
 interface KnownKey extends ApiClient {
@@ -34,6 +36,7 @@ export function apiKeyAuth(keys: ApiKeyConfig[]): Middleware {
       id: name ?? `key-${d.toString('hex').slice(0, 8)}`,
       ...(typeof entry !== 'string' && entry.requestsPerMinute ? { requestsPerMinute: entry.requestsPerMinute } : {}),
       ...(typeof entry !== 'string' && entry.budget ? { budget: entry.budget } : {}),
+      ...(typeof entry !== 'string' && entry.tools ? { tools: entry.tools } : {}),
     };
   });
   return async (ctx, next) => {
@@ -45,7 +48,8 @@ export function apiKeyAuth(keys: ApiKeyConfig[]): Middleware {
     let match: KnownKey | undefined;
     for (const key of known) if (timingSafeEqual(d, key.digest) && !match) match = key;
     if (!match) throw unauthorized('Incorrect API key provided.');
-    ctx.state.client = { id: match.id, requestsPerMinute: match.requestsPerMinute, budget: match.budget } satisfies ApiClient;
+    const { id, requestsPerMinute, budget, tools } = match;
+    ctx.state.client = { id, requestsPerMinute, budget, tools } satisfies ApiClient;
     await next();
   };
 }

@@ -384,6 +384,11 @@ const responsesFields: Record<string, fc.Arbitrary<unknown>> = {
         name: fc.string(),
         parameters: anyValue,
         strict: fc.boolean(),
+        // mcp tools: a label no server has, approvals, a URL, filters of any shape
+        server_label: fc.oneof(fc.constantFrom('tickets', 'nowhere'), fc.string()),
+        require_approval: fc.oneof(fc.constantFrom('never', 'always'), anyValue),
+        allowed_tools: fc.oneof(fc.array(fc.string(), { maxLength: 2 }), anyValue),
+        server_url: fc.string(),
       },
       { requiredKeys: ['type'] },
     ),

@@ -232,6 +232,12 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     meaning: 'cost (from `pricing`) the key may spend per UTC calendar month',
   },
   {
+    keys: ['apiKeys[].tools'],
+    default: '`[]`',
+    meaning:
+      'tools of the `mcpServers` the key\'s `/v1/responses` requests may run through an `mcp` tool: `"<server>"` (all its tools) or `"<server>/<tool>"`; naming a server not granted is a 400, see [On /v1/responses](tools.md#on-v1responses)',
+  },
+  {
     keys: ['apiKeys[].tokensPerDay', 'apiKeys[].costPerMonth'],
     default: 'off',
     meaning:

@@ -10,7 +10,8 @@ import {
  * Responses `instructions` + `input` → chat messages. `instructions` is the first system
  * message; a string input is one user message; message items keep their role; function_call
  * items join the assistant turn before them as `tool_calls` (chat completions has calls on the
- * assistant message); function_call_output items become `tool` messages.
+ * assistant message); function_call_output items become `tool` messages. An earlier answer's
+ * `mcp_call` items become such a call and its result; `mcp_list_tools` items are skipped.
  */
 export function toChatMessages(request: ResponsesRequest): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -19,12 +20,20 @@ export function toChatMessages(request: ResponsesRequest): ChatMessage[] {
     messages.push({ role: 'user', content: request.input });
     return messages;
   }
+  const addCall = (id: string, name: string, args: string) => {
+    const call = { id, type: 'function', function: { name, arguments: args } };
+    const last = messages.at(-1);
+    if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+    else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+  };
   request.input.forEach((item, i) => {
-    if (item.type === 'function_call') {
-      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
-      const last = messages.at(-1);
-      if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
-      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+    if (item.type === 'mcp_list_tools') return; // the tools are offered again from the request's mcp tools
+    if (item.type === 'mcp_call') {
+      // Under the function name the model was offered (packages/tools functionName), and its result.
+      addCall(item.id, `${item.server_label}__${item.name}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), item.arguments);
+      messages.push({ role: 'tool', tool_call_id: item.id, content: item.output ?? `Error: ${item.error ?? 'no output'}` });
+    } else if (item.type === 'function_call') {
+      addCall(item.call_id, item.name, item.arguments);
     } else if (item.type === 'function_call_output') {
       const output = typeof item.output === 'string' ? item.output : textOnly(item.output, `input[${i}].output`);
       messages.push({ role: 'tool', tool_call_id: item.call_id, content: output });

@@ -35,6 +35,28 @@ describe('toChatRequest', () => {
     ]);
   });
 
+  it('takes back an earlier answer’s mcp_call as the call and its result, skipping mcp_list_tools', () => {
+    const chat = convert({
+      input: [
+        { role: 'user', content: 'open a ticket' },
+        { type: 'mcp_list_tools', id: 'mcpl_1', server_label: 'desk', tools: [] },
+        { type: 'mcp_call', id: 'mcp_1', server_label: 'desk', name: 'create.ticket', arguments: '{}', output: '#7' },
+        { type: 'mcp_call', id: 'mcp_2', server_label: 'desk', name: 'close', arguments: '{}', error: 'timed out' },
+      ],
+      tools: [{ type: 'mcp', server_label: 'desk', require_approval: 'never' }],
+    });
+    const call = (id: string, name: string) => ({ id, type: 'function', function: { name, arguments: '{}' } });
+    expect(chat.messages).toEqual([
+      { role: 'user', content: 'open a ticket' },
+      { role: 'assistant', content: null, tool_calls: [call('mcp_1', 'desk__create_ticket')] },
+      { role: 'tool', tool_call_id: 'mcp_1', content: '#7' },
+      { role: 'assistant', content: null, tool_calls: [call('mcp_2', 'desk__close')] },
+      { role: 'tool', tool_call_id: 'mcp_2', content: 'Error: timed out' },
+    ]);
+    // The mcp tool is not the upstream's: the API offers its tools.
+    expect(chat.tools).toBeUndefined();
+  });
+
   it('sends images as image_url parts, and refuses an image given only by file id', () => {
     const chat = convert({
       input: [

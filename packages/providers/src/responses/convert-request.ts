@@ -17,8 +17,10 @@ export function toChatRequest(request: ResponsesRequest, stream: boolean): ChatC
   if (request.user != null) chat.user = request.user;
   if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;
   if (request.reasoning?.effort) chat.reasoning_effort = request.reasoning.effort;
-  if (request.tools?.length) {
-    chat.tools = request.tools.map(({ name, description, parameters, strict }) => ({
+  // `mcp` tools are not the upstream's: the API offers their tools as functions and runs them (apps/api responses-mcp).
+  const functions = request.tools?.filter((tool) => tool.type === 'function') ?? [];
+  if (functions.length) {
+    chat.tools = functions.map(({ name, description, parameters, strict }) => ({
       type: 'function',
       function: {
         name,

@@ -14,6 +14,8 @@ import { ResponseEventStream } from './convert-stream.js';
 import { responseShell } from './response-shell.js';
 
 export { toChatRequest } from './convert-request.js';
+export { fromChatCompletion } from './convert-response.js';
+export { responseShell, toResponseUsage } from './response-shell.js';
 
 /**
  * POST /v1/responses on any provider: the request is translated to a chat completion, served by
