@@ -12,13 +12,16 @@ import {
   type LocalServer,
   lastUserText,
   lineCollector,
+  type PrivateCluster,
   type PrivateRedis,
   type RecordedRequest,
   sendJson,
   startLocalServer,
   startOpenAIUpstream,
+  startPrivateCluster,
   startPrivateRedis,
 } from '@switchboard/testing';
+import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeWorkerDeps, createWorkerDeps } from './deps.js';
 import { layoutSettings, MigrationRefused, migrate } from './migrate.js';
@@ -26,13 +29,15 @@ import { startWorker } from './worker.js';
 
 /**
  * `npm run migrate` moves a running deployment: one Redis with one shard, whose worker answered
- * some messages and then stopped with messages still queued, to another Redis with 4 shards.
+ * some messages and then stopped with messages still queued, to another Redis with 4 shards, and
+ * to a Redis Cluster of 3 masters with 4 shards.
  * A worker there answers the queued messages in order and with the conversations' memory, a
  * follow-up sees its memory, a platform's late retry is a duplicate, approved people and pending
  * pairing requests carry over, and a second run copies nothing.
  */
 let source: PrivateRedis;
 let target: PrivateRedis;
+let cluster: PrivateCluster | undefined;
 let upstream: LocalServer;
 let receiver: LocalServer;
 let dir: string;
@@ -60,11 +65,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const client of clients) client.disconnect();
-  await Promise.all([source?.kill(), target?.kill(), upstream?.close(), receiver?.close()]);
+  await Promise.all([source?.kill(), target?.kill(), cluster?.stop(), upstream?.close(), receiver?.close()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = () => ({ SWITCHBOARD_CONFIG: join(dir, 'config.json'), SWITCHBOARD_REDIS_PREFIX: 'sbmigrate' });
+const env = (prefix: string) => ({ SWITCHBOARD_CONFIG: join(dir, 'config.json'), SWITCHBOARD_REDIS_PREFIX: prefix });
 
 function connect(settings: Settings): RedisClient {
   const redis = createQueueRedis(settings.redis);
@@ -95,85 +100,103 @@ const message = (conversation: string, text: string, dedupeKey: string | null = 
   replyTo: {},
 });
 
-const delivered = () => receiver.requests.map((r: RecordedRequest) => (r.json as { text: string }).text);
+/** Deliveries since the scenario started. */
+let seen = 0;
+const delivered = () => receiver.requests.slice(seen).map((r: RecordedRequest) => (r.json as { text: string }).text);
+
+/** Every key of the target (on a cluster: of each master). */
+async function keysOf(redis: RedisClient): Promise<string[]> {
+  const nodes = redis.constructor.name === 'Cluster' ? (redis as Cluster).nodes('master') : [redis];
+  return (await Promise.all(nodes.map((node) => node.keys('*')))).flat();
+}
 const deliveredIn = (conversation: string) => delivered().filter((text) => text.startsWith(`re: ${conversation} `));
 
+async function moves(prefix: string, targetUrl: string, cluster = false): Promise<void> {
+  seen = receiver.requests.length;
+  const from = layoutSettings(env(prefix), { url: source.url });
+  const to = layoutSettings(env(prefix), { url: targetUrl, shards: 4, cluster });
+  expect(to.redis.mode).toBe(cluster ? 'cluster' : 'single');
+  const fromRedis = connect(from);
+  const toRedis = connect(to);
+  const conversations = ['ana', 'ben', 'cleo', 'dev', 'eli', 'fay'];
+
+  // The running deployment: each conversation said hello and was answered.
+  const fromHubs = createHubs(fromRedis, from);
+  const worker = runWorker(from);
+  for (const c of conversations) await acceptMessage(fromHubs, 'support', message(c, `${c} hello`));
+  await eventually(() => expect(delivered()).toHaveLength(conversations.length));
+  const fromAccess = new AccessStore(fromRedis, stateKeys(from.redisPrefix));
+  const approved = await fromAccess.requestPairing('support', 'ana', 'Ana');
+  await fromAccess.decide(approved.code, true);
+  const pending = await fromAccess.requestPairing('support', 'gus', 'Gus');
+
+  // While a worker is alive the tool refuses and writes nothing.
+  await expect(migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis })).rejects.toThrow(MigrationRefused);
+  expect(await keysOf(toRedis)).toEqual([]);
+  await worker.stop();
+
+  // Queued while no worker runs: three messages in each of three conversations, some with the platform's dedupe key.
+  const queued = ['ana', 'ben', 'cleo'];
+  for (const text of ['one', 'two', 'three']) {
+    for (const c of queued) await acceptMessage(fromHubs, 'support', message(c, `${c} ${text}`, `${c}-${text}`));
+  }
+  await fromHubs.close();
+
+  const dry = await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis }, { dryRun: true });
+  expect(dry).toEqual({ memory: 6, approved: 1, pairings: 1, jobs: 9, skipped: 0 });
+  // Nothing but the queues' own `meta` hashes, which BullMQ writes when a queue is opened.
+  expect((await keysOf(toRedis)).filter((key) => !key.endsWith(':meta'))).toEqual([]);
+
+  const lines: string[] = [];
+  const first = await migrate(
+    { settings: from, redis: fromRedis },
+    { settings: to, redis: toRedis },
+    { log: (l) => lines.push(l) },
+  );
+  expect(first).toEqual({ memory: 6, approved: 1, pairings: 1, jobs: 9, skipped: 0 });
+  expect(lines.join('\n')).toContain('jobs: 9 unfinished job(s)');
+  const again = await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis });
+  expect(again).toEqual({ memory: 0, approved: 0, pairings: 0, jobs: 0, skipped: 6 + 1 + 1 + 9 });
+
+  // The new deployment answers what was queued, in order, with each conversation's memory.
+  const toHubs = createHubs(toRedis, to);
+  const newWorker = runWorker(to);
+  try {
+    await eventually(() => expect(delivered()).toHaveLength(conversations.length + 9), 1000);
+    for (const c of queued)
+      expect(deliveredIn(c)).toEqual([`re: ${c} hello (1)`, `re: ${c} one (3)`, `re: ${c} two (5)`, `re: ${c} three (7)`]);
+    // The queued conversations landed on more than one shard.
+    expect(new Set(queued.map((c) => toHubs.forConversation(conversationKey('support', c)).shard)).size).toBeGreaterThan(1);
+
+    // A follow-up in a conversation that had nothing queued sees its memory.
+    await acceptMessage(toHubs, 'support', message('dev', 'dev again'));
+    await eventually(() => expect(deliveredIn('dev')).toEqual(['re: dev hello (1)', 're: dev again (3)']));
+
+    // The platform's late retry of a migrated message is a duplicate: nothing is queued or answered.
+    const retry = await acceptMessage(toHubs, 'support', message('ben', 'ben two', 'ben-two'));
+    expect(retry.duplicate).toBe(true);
+
+    // Access carried over: the approved person, and the pending request, which can still be decided.
+    const toAccess = new AccessStore(toRedis, stateKeys(to.redisPrefix, { cluster }));
+    expect(await toAccess.isApproved('support', 'ana')).toBe(true);
+    expect((await toAccess.pending()).map((p) => [p.code, p.user])).toEqual([[pending.code, 'gus']]);
+    expect(await toAccess.decide(pending.code, true)).toMatchObject({ hook: 'support', user: 'gus' });
+    expect(await toAccess.isApproved('support', 'gus')).toBe(true);
+  } finally {
+    await newWorker.stop();
+    await toHubs.close();
+  }
+  expect(delivered()).toHaveLength(conversations.length + 9 + 1);
+}
+
 describe('npm run migrate', () => {
-  it('moves conversations, access and queued messages to a layout of 4 shards, once', async () => {
-    const from = layoutSettings(env(), { url: source.url });
-    const to = layoutSettings(env(), { url: target.url, shards: 4 });
-    const fromRedis = connect(from);
-    const toRedis = connect(to);
-    const conversations = ['ana', 'ben', 'cleo', 'dev', 'eli', 'fay'];
+  it('moves conversations, access and queued messages to another Redis with 4 shards, once', async () => {
+    await moves('sbmigrate-single', target.url);
+  });
 
-    // The running deployment: each conversation said hello and was answered.
-    const fromHubs = createHubs(fromRedis, from);
-    const worker = runWorker(from);
-    for (const c of conversations) await acceptMessage(fromHubs, 'support', message(c, `${c} hello`));
-    await eventually(() => expect(delivered()).toHaveLength(conversations.length));
-    const fromAccess = new AccessStore(fromRedis, stateKeys(from.redisPrefix));
-    const approved = await fromAccess.requestPairing('support', 'ana', 'Ana');
-    await fromAccess.decide(approved.code, true);
-    const pending = await fromAccess.requestPairing('support', 'gus', 'Gus');
-
-    // While a worker is alive the tool refuses and writes nothing.
-    await expect(migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis })).rejects.toThrow(
-      MigrationRefused,
-    );
-    expect(await toRedis.dbsize()).toBe(0);
-    await worker.stop();
-
-    // Queued while no worker runs: three messages in each of three conversations, some with the platform's dedupe key.
-    const queued = ['ana', 'ben', 'cleo'];
-    for (const text of ['one', 'two', 'three']) {
-      for (const c of queued) await acceptMessage(fromHubs, 'support', message(c, `${c} ${text}`, `${c}-${text}`));
-    }
-    await fromHubs.close();
-
-    const dry = await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis }, { dryRun: true });
-    expect(dry).toEqual({ memory: 6, approved: 1, pairings: 1, jobs: 9, skipped: 0 });
-    // Nothing but the queues' own `meta` hashes, which BullMQ writes when a queue is opened.
-    expect((await toRedis.keys('*')).filter((key) => !key.endsWith(':meta'))).toEqual([]);
-
-    const lines: string[] = [];
-    const first = await migrate(
-      { settings: from, redis: fromRedis },
-      { settings: to, redis: toRedis },
-      { log: (l) => lines.push(l) },
-    );
-    expect(first).toEqual({ memory: 6, approved: 1, pairings: 1, jobs: 9, skipped: 0 });
-    expect(lines.join('\n')).toContain('jobs: 9 unfinished job(s)');
-    const again = await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis });
-    expect(again).toEqual({ memory: 0, approved: 0, pairings: 0, jobs: 0, skipped: 6 + 1 + 1 + 9 });
-
-    // The new deployment answers what was queued, in order, with each conversation's memory.
-    const toHubs = createHubs(toRedis, to);
-    const newWorker = runWorker(to);
-    try {
-      await eventually(() => expect(delivered()).toHaveLength(conversations.length + 9), 1000);
-      for (const c of queued)
-        expect(deliveredIn(c)).toEqual([`re: ${c} hello (1)`, `re: ${c} one (3)`, `re: ${c} two (5)`, `re: ${c} three (7)`]);
-      // The queued conversations landed on more than one shard.
-      expect(new Set(queued.map((c) => toHubs.forConversation(conversationKey('support', c)).shard)).size).toBeGreaterThan(1);
-
-      // A follow-up in a conversation that had nothing queued sees its memory.
-      await acceptMessage(toHubs, 'support', message('dev', 'dev again'));
-      await eventually(() => expect(deliveredIn('dev')).toEqual(['re: dev hello (1)', 're: dev again (3)']));
-
-      // The platform's late retry of a migrated message is a duplicate: nothing is queued or answered.
-      const retry = await acceptMessage(toHubs, 'support', message('ben', 'ben two', 'ben-two'));
-      expect(retry.duplicate).toBe(true);
-
-      // Access carried over: the approved person, and the pending request, which can still be decided.
-      const toAccess = new AccessStore(toRedis, stateKeys(to.redisPrefix));
-      expect(await toAccess.isApproved('support', 'ana')).toBe(true);
-      expect((await toAccess.pending()).map((p) => [p.code, p.user])).toEqual([[pending.code, 'gus']]);
-      expect(await toAccess.decide(pending.code, true)).toMatchObject({ hook: 'support', user: 'gus' });
-      expect(await toAccess.isApproved('support', 'gus')).toBe(true);
-    } finally {
-      await newWorker.stop();
-      await toHubs.close();
-    }
-    expect(delivered()).toHaveLength(conversations.length + 9 + 1);
+  it('moves them to a Redis Cluster of 3 masters with 4 shards, once', async () => {
+    cluster = await startPrivateCluster(3);
+    // A cluster node's redis:// URL, as an operator would give it with --cluster-to.
+    await moves('sbmigrate-cluster', `redis://${cluster.nodes[0]}`, true);
   });
 });
