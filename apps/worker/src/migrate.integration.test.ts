@@ -194,6 +194,34 @@ describe('npm run migrate', () => {
     await moves('sbmigrate-single', target.url);
   });
 
+  it('resumes a run killed between lining a job up and adding it: the job keeps its place, nothing twice', async () => {
+    seen = receiver.requests.length;
+    const from = layoutSettings(env('sbmigrate-resume'), { url: source.url });
+    const to = layoutSettings(env('sbmigrate-resume'), { url: target.url, shards: 2 });
+    const [fromRedis, toRedis] = [connect(from), connect(to)];
+    const fromHubs = createHubs(fromRedis, from);
+    const queued = [];
+    for (const text of ['one', 'two']) queued.push(await acceptMessage(fromHubs, 'support', message('hal', `hal ${text}`)));
+    await fromHubs.close();
+    // What a killed run left: the first job lined up in the target, not added (no dedupe key: lining up again would add a second entry).
+    const toHubs = createHubs(toRedis, to);
+    const conversation = conversationKey('support', 'hal');
+    const hub = toHubs.forConversation(conversation);
+    const firstId = hub.jobId(queued[0]!.jobId);
+    await hub.order.enqueue(conversation, firstId, false);
+
+    const counts = await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis });
+    expect(counts).toMatchObject({ jobs: 2, skipped: 0 });
+    expect(await toRedis.lrange(hub.keys.order(conversation), 0, -1)).toEqual([firstId, hub.jobId(queued[1]!.jobId)]);
+    const worker = runWorker(to);
+    try {
+      await eventually(() => expect(deliveredIn('hal')).toEqual(['re: hal one (1)', 're: hal two (3)']));
+    } finally {
+      await worker.stop();
+      await toHubs.close();
+    }
+  });
+
   it('moves them to a Redis Cluster of 3 masters with 4 shards, once', async () => {
     cluster = await startPrivateCluster(3);
     // A cluster node's redis:// URL, as an operator would give it with --cluster-to.
