@@ -227,4 +227,30 @@ describe('npm run migrate', () => {
     // A cluster node's redis:// URL, as an operator would give it with --cluster-to.
     await moves('sbmigrate-cluster', `redis://${cluster.nodes[0]}`, true);
   });
+
+  it('moves a cluster of 4 shards back to one Redis with 2 shards: memory, access and queued messages', async () => {
+    if (!cluster) throw new Error('runs after the cluster case, whose deployment it moves');
+    seen = receiver.requests.length;
+    const from = layoutSettings(env('sbmigrate-cluster'), { url: `redis://${cluster.nodes[0]}`, shards: 4, cluster: true });
+    const to = layoutSettings(env('sbmigrate-cluster'), { url: target.url, shards: 2 });
+    const [fromRedis, toRedis] = [connect(from), connect(to)];
+    const fromHubs = createHubs(fromRedis, from);
+    for (const text of ['four', 'five']) await acceptMessage(fromHubs, 'support', message('ana', `ana ${text}`, `ana-${text}`));
+    await fromHubs.close();
+
+    const counts = await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis });
+    expect(counts).toEqual({ memory: 6, approved: 2, pairings: 0, jobs: 2, skipped: 0 });
+    const toHubs = createHubs(toRedis, to);
+    const worker = runWorker(to);
+    try {
+      // ana's memory holds four exchanges (hello, one, two, three) from the cluster.
+      await eventually(() => expect(deliveredIn('ana')).toEqual(['re: ana four (9)', 're: ana five (11)']));
+      expect((await acceptMessage(toHubs, 'support', message('ana', 'ana five', 'ana-five'))).duplicate).toBe(true);
+      const access = new AccessStore(toRedis, stateKeys(to.redisPrefix));
+      expect([await access.isApproved('support', 'ana'), await access.isApproved('support', 'gus')]).toEqual([true, true]);
+    } finally {
+      await worker.stop();
+      await toHubs.close();
+    }
+  });
 });
