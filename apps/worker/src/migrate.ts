@@ -41,6 +41,8 @@ export interface MigrateCounts {
   jobs: number;
   /** Items the target already had (an earlier run): left alone. */
   skipped: number;
+  /** Unfinished jobs whose data names no conversation: not moved. */
+  unreadable: number;
 }
 
 export class MigrationRefused extends Error {}
@@ -81,7 +83,7 @@ export async function migrate(
       );
     }
   }
-  const counts: MigrateCounts = { memory: 0, approved: 0, pairings: 0, jobs: 0, skipped: 0 };
+  const counts: MigrateCounts = { memory: 0, approved: 0, pairings: 0, jobs: 0, skipped: 0, unreadable: 0 };
   const fromHubs = createHubs(from.redis, from.settings);
   const toHubs = createHubs(to.redis, to.settings);
   try {
@@ -90,7 +92,7 @@ export async function migrate(
     await copyAccess(from.redis, fromState, to.redis, toState, dryRun, counts);
     log(`access: ${counts.approved} approved person(s), ${counts.pairings} pending pairing request(s)`);
     await copyJobs(fromHubs, toHubs, dryRun, counts);
-    log(`jobs: ${counts.jobs} unfinished job(s)`);
+    log(`jobs: ${counts.jobs} unfinished job(s)${counts.unreadable ? `; ${counts.unreadable} unreadable, not moved` : ''}`);
     log(`${dryRun ? 'dry run: nothing written; ' : ''}already in the target: ${counts.skipped}`);
   } finally {
     await Promise.all([fromHubs.close(), toHubs.close()]);
@@ -228,8 +230,12 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
     const jobs = await shard.queue.getJobs([...UNFINISHED], 0, -1, true);
     const lines = new Map<string, string[]>();
     for (const job of jobs) {
-      if (!job.id) continue;
-      const data = job.data as QueuedMessage;
+      const data = job.data as QueuedMessage | undefined;
+      // A job of no shape this release reads (a stray add) has no conversation to move it to.
+      if (!job.id || typeof data?.hook !== 'string' || typeof data.message?.conversation !== 'string') {
+        counts.unreadable++;
+        continue;
+      }
       const conversation = conversationKey(data.hook, data.message.conversation);
       let line = lines.get(conversation);
       if (!line) {
