@@ -25,7 +25,16 @@ import { liveReport } from './hub-live-report.mjs';
 import { acceptPhase, Conversations, check, Deliveries, drainPhase, endToEndPhase, Probe, settle } from './hub-load.mjs';
 import { mediaReport, mediaScenario } from './hub-media.mjs';
 import { recoveryReport, recoveryScenario } from './hub-recovery.mjs';
-import { checkFailed, comparisonTable, correctnessTable, PHASES, phaseNotes, targets } from './hub-report.mjs';
+import {
+  checkFailed,
+  commandsTable,
+  comparisonTable,
+  correctnessTable,
+  memoryLines,
+  PHASES,
+  phaseNotes,
+  targets,
+} from './hub-report.mjs';
 import { startReceiver } from './receiver.mjs';
 import { RedisCounters, startRedisServer } from './redis-server.mjs';
 
@@ -43,6 +52,8 @@ const options = {
   endToEndInflight: count('BENCH_HUB_E2E_INFLIGHT', 32),
   oneInFlightMessages: count('BENCH_HUB_LATENCY_MESSAGES', 300),
   conversations: count('BENCH_HUB_CONVERSATIONS', 200),
+  /** Switchboard's `worker.keepJobs`: completed jobs kept (the memory bound). */
+  keepJobs: count('BENCH_HUB_KEEP_JOBS', 10_000),
   phaseTimeoutMs: numberFromEnv('BENCH_HUB_PHASE_TIMEOUT_SECONDS', 120, { positive: true }) * 1000,
   deliveryTimeoutMs: numberFromEnv('BENCH_HUB_DELIVERY_TIMEOUT_SECONDS', 10, { positive: true }) * 1000,
   settleTimeoutMs: numberFromEnv('BENCH_HUB_SETTLE_SECONDS', 30, { positive: true }) * 1000,
@@ -133,6 +144,8 @@ async function main() {
 
   console.log(header(startedAt));
   console.log(`\n${comparisonTable(bare, hub)}\n`);
+  console.log(`${commandsTable(bare, hub)}\n`);
+  console.log(`${memoryLines(bare, hub, options.keepJobs)}\n`);
   console.log(`${phaseNotes({ bare, switchboard: hub })}\n`);
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
@@ -394,7 +407,7 @@ function switchboardConfig(upstreamPort, receiverPort) {
     hooks: {
       [HOOK]: { type: 'generic', token: HOOK_TOKEN, replyUrl: `http://127.0.0.1:${receiverPort}${INBOX}` },
     },
-    worker: { concurrency: options.concurrency },
+    worker: { concurrency: options.concurrency, keepJobs: options.keepJobs },
   };
 }
 
