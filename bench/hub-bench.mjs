@@ -25,7 +25,16 @@ import { liveReport } from './hub-live-report.mjs';
 import { acceptPhase, Conversations, check, Deliveries, drainPhase, endToEndPhase, Probe, settle } from './hub-load.mjs';
 import { mediaReport, mediaScenario } from './hub-media.mjs';
 import { recoveryReport, recoveryScenario } from './hub-recovery.mjs';
-import { checkFailed, comparisonTable, correctnessTable, PHASES, phaseNotes, targets } from './hub-report.mjs';
+import {
+  checkFailed,
+  commandsTable,
+  comparisonTable,
+  correctnessTable,
+  memoryLines,
+  PHASES,
+  phaseNotes,
+  targets,
+} from './hub-report.mjs';
 import { startReceiver } from './receiver.mjs';
 import { RedisCounters, startRedisServer } from './redis-server.mjs';
 
@@ -43,6 +52,10 @@ const options = {
   endToEndInflight: count('BENCH_HUB_E2E_INFLIGHT', 32),
   oneInFlightMessages: count('BENCH_HUB_LATENCY_MESSAGES', 300),
   conversations: count('BENCH_HUB_CONVERSATIONS', 200),
+  /** Switchboard's `worker.keepJobs`: completed jobs kept (the memory bound). */
+  keepJobs: count('BENCH_HUB_KEEP_JOBS', 10_000),
+  /** After (d), Switchboard only: this long of closed-loop messages, Redis used memory read after each batch. */
+  soakMs: numberFromEnv('BENCH_HUB_SOAK_SECONDS', 0) * 1000,
   phaseTimeoutMs: numberFromEnv('BENCH_HUB_PHASE_TIMEOUT_SECONDS', 120, { positive: true }) * 1000,
   deliveryTimeoutMs: numberFromEnv('BENCH_HUB_DELIVERY_TIMEOUT_SECONDS', 10, { positive: true }) * 1000,
   settleTimeoutMs: numberFromEnv('BENCH_HUB_SETTLE_SECONDS', 30, { positive: true }) * 1000,
@@ -133,6 +146,9 @@ async function main() {
 
   console.log(header(startedAt));
   console.log(`\n${comparisonTable(bare, hub)}\n`);
+  console.log(`${commandsTable(bare, hub)}\n`);
+  console.log(`${memoryLines(bare, hub, options.keepJobs)}\n`);
+  if (hub.soak) console.log(`${soakReport(hub.soak)}\n`);
   console.log(`${phaseNotes({ bare, switchboard: hub })}\n`);
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
@@ -236,12 +252,52 @@ async function runPhases(system, { ordered }) {
     deliveryTimeoutMs,
   });
   progress(system, '(d) one in flight', oneInFlight);
+  const soak = system.name === 'switchboard' && options.soakMs > 0 ? await soakPhase(system, conversations) : null;
   const settled = await settle(system, { timeoutMs: options.settleTimeoutMs, quietMs: options.quietMs });
   if (!settled)
     process.stderr.write(
       `bench: ${system.name}: not every accepted message was delivered within ${options.settleTimeoutMs} ms\n`,
     );
-  return { warmup, accept, drain, endToEnd, oneInFlight, check: check(system, { ordered }) };
+  return { warmup, accept, drain, endToEnd, oneInFlight, soak, check: check(system, { ordered }) };
+}
+
+/**
+ * The soak (`BENCH_HUB_SOAK_SECONDS`): batches of (c)'s closed loop until the time is up, Redis's
+ * `used_memory` read after each, so a run shows memory levelling off at the `keepJobs` bound.
+ * @returns {Promise<{ messages: number, samples: { seconds: number, messages: number, usedMemory: number }[] }>}
+ */
+async function soakPhase(system, conversations) {
+  const started = Date.now();
+  const samples = [];
+  let messages = 0;
+  while (Date.now() - started < options.soakMs) {
+    const batch = await endToEndPhase(system, conversations, {
+      messages: 1000,
+      inflight: options.endToEndInflight,
+      timeoutMs: options.phaseTimeoutMs,
+      deliveryTimeoutMs: options.deliveryTimeoutMs,
+    });
+    messages += batch.messages;
+    if (batch.errors || batch.incomplete) throw new Error(`soak: ${batch.firstError ?? batch.incomplete}`);
+    const { usedMemory } = await system.probe.counters.read();
+    samples.push({ seconds: (Date.now() - started) / 1000, messages, usedMemory });
+    process.stderr.write(`bench: soak ${messages} messages, used memory ${(usedMemory / 2 ** 20).toFixed(1)} MiB\n`);
+  }
+  return { messages, samples };
+}
+
+/** The soak's samples, one line each. */
+function soakReport(soak) {
+  const lines = soak.samples.map(
+    (s) => `| ${s.seconds.toFixed(0)} | ${s.messages.toLocaleString('en-US')} | ${(s.usedMemory / 2 ** 20).toFixed(1)} |`,
+  );
+  return [
+    `Soak (Switchboard, worker.keepJobs ${options.keepJobs.toLocaleString('en-US')}): Redis used memory after each batch of 1,000`,
+    '',
+    '| s | messages | used MiB |',
+    '|--:|--:|--:|',
+    ...lines,
+  ].join('\n');
 }
 
 /** One line on stderr per phase, so a long run shows where it is. */
@@ -394,7 +450,7 @@ function switchboardConfig(upstreamPort, receiverPort) {
     hooks: {
       [HOOK]: { type: 'generic', token: HOOK_TOKEN, replyUrl: `http://127.0.0.1:${receiverPort}${INBOX}` },
     },
-    worker: { concurrency: options.concurrency },
+    worker: { concurrency: options.concurrency, keepJobs: options.keepJobs },
   };
 }
 

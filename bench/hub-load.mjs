@@ -156,9 +156,10 @@ export class Probe {
 }
 
 /**
- * What happened between two samples: CPU ms per process, `other` (the rest of the machine), and
- * Redis commands. CPU is null where /proc could not be read.
- * @returns {Promise<{ cpuMs: Record<string, number> | null, commands: number, scripts: number }>}
+ * What happened between two samples: CPU ms per process, `other` (the rest of the machine), Redis
+ * commands (in all and per name) and the change of Redis's used memory. CPU is null where /proc
+ * could not be read.
+ * @returns {Promise<{ cpuMs: Record<string, number> | null, commands: number, scripts: number, byCommand: Record<string, number>, memoryBytes: number }>}
  */
 export async function between(first, last) {
   const [a, b] = await Promise.all([first.redis, last.redis]);
@@ -171,7 +172,18 @@ export async function between(first, last) {
     const ours = Object.values(cpuMs).reduce((sum, ms) => sum + ms, 0);
     cpuMs.other = last.machine - first.machine - ours;
   }
-  return { cpuMs, commands: b.commands - a.commands, scripts: b.scripts - a.scripts };
+  const byCommand = {};
+  for (const [name, calls] of Object.entries(b.byCommand)) {
+    const delta = calls - (a.byCommand[name] ?? 0);
+    if (delta > 0) byCommand[name] = delta;
+  }
+  return {
+    cpuMs,
+    commands: b.commands - a.commands,
+    scripts: b.scripts - a.scripts,
+    byCommand,
+    memoryBytes: b.usedMemory - a.usedMemory,
+  };
 }
 
 /**
@@ -183,6 +195,8 @@ export async function between(first, last) {
  * @property {Record<string, number> | null} cpuMs per process over the phase, `other` included
  * @property {number} commands Redis commands over the phase (inside scripts included)
  * @property {number} scripts EVAL/EVALSHA/FCALL calls over the phase
+ * @property {Record<string, number>} byCommand calls per Redis command name over the phase (inside scripts included)
+ * @property {number} memoryBytes change of Redis's `used_memory` over the phase
  * @property {number} errors
  * @property {string | null} firstError
  * @property {string | null} incomplete why the phase ended before all its messages, or null

@@ -61,6 +61,7 @@ export function comparisonTable(bare, hub) {
     cpu(phase, 'redis-server', 'redis', b, h);
     add(phase, 'Redis commands/msg (inside Lua included)', b.commands / b.messages, h.commands / h.messages, count1);
     add(phase, 'of which script calls/msg (EVAL/EVALSHA)', b.scripts / b.messages, h.scripts / h.messages, count1);
+    add(phase, 'Redis used memory Δ bytes/msg', b.memoryBytes / b.messages, h.memoryBytes / h.messages, rate, { ratio: false });
   };
   const machine = (phase, b, h) => {
     cpu(phase, 'bench process (load; hub: + receiver)', 'bench', b, h);
@@ -118,6 +119,50 @@ export function comparisonTable(bare, hub) {
   );
 
   return markdownTable(['phase', 'metric', 'bare BullMQ', 'Switchboard', 'Switchboard ÷ bare'], rows, ['l', 'l', 'r', 'r', 'r']);
+}
+
+/**
+ * Where the end-to-end phase's Redis commands go: calls per message of each command name (inside
+ * scripts included), bare and Switchboard, busiest first; names below 0.05 per message on both
+ * sides are left out.
+ * @param {SystemResult} bare
+ * @param {SystemResult} hub
+ */
+export function commandsTable(bare, hub) {
+  const b = bare.endToEnd;
+  const h = hub.endToEnd;
+  const names = new Set([...Object.keys(b.byCommand ?? {}), ...Object.keys(h.byCommand ?? {})]);
+  const perMessage = (phase, name) => (phase.byCommand?.[name] ?? 0) / phase.messages;
+  const rows = [...names]
+    .map((name) => [name, perMessage(b, name), perMessage(h, name)])
+    .filter(([, bare, hub]) => bare >= 0.05 || hub >= 0.05)
+    .sort((x, y) => y[2] - x[2] || y[1] - x[1])
+    .map(([name, bare, hub]) => [name, count1(bare), count1(hub)]);
+  return markdownTable(['Redis command ((c) end-to-end)', 'bare BullMQ /msg', 'Switchboard /msg'], rows, ['l', 'r', 'r']);
+}
+
+/**
+ * What Redis holds per finished message once the backlog is drained: the change of `used_memory`
+ * over the warm-up, (a) and (b), divided by the jobs the queue keeps of them (Switchboard: at most
+ * `keepJobs` completed per shard; bare BullMQ keeps every completed job). Then what (c) added per
+ * message: about 0 once the count bound is reached (each new finished job removes an old one).
+ * @param {SystemResult & { warmup: import('./hub-load.mjs').Phase }} bare
+ * @param {SystemResult & { warmup: import('./hub-load.mjs').Phase }} hub
+ * @param {number} keepJobs Switchboard's `worker.keepJobs`
+ */
+export function memoryLines(bare, hub, keepJobs) {
+  const held = (result, kept) => (result.warmup.memoryBytes + result.accept.memoryBytes + result.drain.memoryBytes) / kept;
+  const backlog = (result) => result.warmup.messages + result.accept.messages;
+  const hubKept = Math.min(backlog(hub), keepJobs);
+  const line = (name, result, kept, bound) =>
+    `- ${name}: ${rate(held(result, kept))} bytes per kept message after (b) (${kept.toLocaleString('en-US')} kept${bound}); ` +
+    `(c) then added ${rate(result.endToEnd.memoryBytes / result.endToEnd.messages)} bytes per message`;
+  return [
+    'Redis used memory (INFO memory `used_memory`, retention as configured):',
+    '',
+    line('bare BullMQ', bare, backlog(bare), ', every completed job'),
+    line('Switchboard', hub, hubKept, `, worker.keepJobs ${keepJobs.toLocaleString('en-US')}`),
+  ].join('\n');
 }
 
 const PHASE_NAMES = {

@@ -43,8 +43,9 @@ async function answersPing(url) {
 }
 
 /**
- * Reads the server's command counters with one `INFO stats commandstats` each time, and takes
- * its own INFO calls out again, so that a delta is what the measured processes sent.
+ * Reads the server's command counters and used memory with one `INFO stats commandstats memory`
+ * each time, and takes its own INFO calls out again, so that a delta is what the measured
+ * processes sent.
  * Commands run inside Lua scripts (BullMQ does almost everything in scripts) count too: Redis
  * counts every `redis.call` in `total_commands_processed`, as the script call itself.
  */
@@ -64,13 +65,18 @@ export class RedisCounters {
   async read() {
     // The reply counts the INFOs before this one, not this one; each is one command.
     const ownBefore = this.infoCalls++;
-    const text = await this.redis.info('stats', 'commandstats');
+    const text = await this.redis.info('stats', 'commandstats', 'memory');
     const total = Number(/^total_commands_processed:(\d+)/m.exec(text)?.[1] ?? Number.NaN);
+    const usedMemory = Number(/^used_memory:(\d+)/m.exec(text)?.[1] ?? Number.NaN);
     let scripts = 0;
-    for (const [, calls] of text.matchAll(/^cmdstat_(?:eval|evalsha|eval_ro|evalsha_ro|fcall|fcall_ro):calls=(\d+)/gm)) {
-      scripts += Number(calls);
+    /** @type {Record<string, number>} calls per command name (`info` includes the bench's own) */
+    const byCommand = {};
+    for (const [, name, calls] of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      byCommand[name] = Number(calls);
+      if (/^(?:eval|evalsha|eval_ro|evalsha_ro|fcall|fcall_ro)$/.test(name)) scripts += Number(calls);
     }
-    return { commands: total - ownBefore, scripts };
+    byCommand.info = (byCommand.info ?? 0) - ownBefore;
+    return { commands: total - ownBefore, scripts, usedMemory, byCommand };
   }
 
   /** Empties the server between the two systems, so the second does not start on the first's keys. */

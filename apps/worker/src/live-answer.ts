@@ -35,9 +35,7 @@ export async function answerLive(
     delivered: earlier.delivered,
     rerun: job.job.attemptsStarted > 1,
     save: (progress, delivered) => hub.exchange.saveLive(job.jobId, progress, delivered),
-    feed: hook.channel.live?.feed
-      ? { append: async (event, data) => void (await hub.feeds.append(job.jobId, event, data)) }
-      : undefined,
+    feed: hook.channel.live?.feed ? hub.feeds.writer(job.jobId) : undefined,
     signal,
     log,
   });

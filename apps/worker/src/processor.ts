@@ -43,20 +43,20 @@ export function createProcessor(deps: WorkerDeps) {
     }
     if (earlier.done) {
       // Its release went through but BullMQ never heard: repeat it, which wakes the next message again.
-      await hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 });
+      await hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 }, released(message));
       return finishedEarlier(deps, message, earlier);
     }
     try {
       const { action, reply: fixed, text } = message.queued.message;
       if (action === 'remember') {
         await hub.exchange.remember(message.jobId, message.conversation, text);
-        await hub.order.release(message.conversation, message.jobId, finalFields(0));
+        await hub.order.release(message.conversation, message.jobId, finalFields(0), released(message));
         return { reply: null, model: null, parts: 0 };
       }
       if (action === 'reset') {
         await hub.exchange.forget(message.conversation);
         if (fixed === undefined) {
-          await hub.order.release(message.conversation, message.jobId, finalFields(0));
+          await hub.order.release(message.conversation, message.jobId, finalFields(0), released(message));
           return { reply: null, model: null, parts: 0 };
         }
       }
@@ -64,7 +64,7 @@ export function createProcessor(deps: WorkerDeps) {
       const { reply, parts } = message.hook.openLive
         ? await answerLive(deps, message, earlier, abort)
         : await answerWhole(deps, message, earlier, abort);
-      await hub.order.release(message.conversation, message.jobId, finalFields(parts));
+      await hub.order.release(message.conversation, message.jobId, finalFields(parts), released(message));
       deps.channelStats.recordOutbound(message.hook.name);
       await reportOutcome(deps, message, { delivered: true });
       return { reply: reply.text, model: reply.model, parts };
@@ -77,6 +77,11 @@ export function createProcessor(deps: WorkerDeps) {
       throw await failure(deps, message, err, token, abort);
     }
   };
+}
+
+/** How a message leaves its line: its dedupe key marked done only when it has one. */
+function released(message: MessageJob): { deduped: boolean } {
+  return { deduped: message.queued.message.dedupeKey !== null };
 }
 
 /**
@@ -162,9 +167,9 @@ async function failure(
   }
   const error = err instanceof Error ? err : new Error(String(err));
   if (!final && !isLastAttempt(message.job)) return error;
-  await deps.hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 }).catch(() => {});
-  // A caller reading the job's feed learns it is over.
-  if (message.hook.channel.live?.feed) {
+  await deps.hub.order.release(message.conversation, message.jobId, { [JOB_FIELDS.done]: 1 }, released(message)).catch(() => {});
+  // A caller reading the job's feed learns it is over (one that comes later reads it from the job).
+  if (message.hook.channel.live?.feed && (await deps.hub.feeds.watched(message.jobId).catch(() => true))) {
     await deps.hub.feeds.append(message.jobId, 'error', { message: 'The message could not be answered.' }).catch(() => {});
   }
   await reportOutcome(deps, message, { delivered: false, error: error.message });

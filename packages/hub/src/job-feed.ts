@@ -9,6 +9,14 @@ import type { HubKeys } from './keys.js';
  * it from any point (the event id a reader saw last, its `Last-Event-ID`), so a reader that
  * reconnects — to the same process or another — resumes where it was. The feed is kept an hour
  * after its last event.
+ *
+ * Most messages have no reader, so the feed is written only while one watches: a reader sets the
+ * job's watch key (`watch`, renewed while it streams, gone `WATCH_TTL_SECONDS` after it stops),
+ * and the worker's `FeedWriter` looks for it at paced updates (at most every 200 ms) until it finds
+ * it — one EXISTS instead of a stream write — then writes every event from there on. A reader that
+ * comes while the reply is being written gets the text so far as its first `delta` (the live
+ * reply's deltas start from what the feed last had); one that comes after the last update reads
+ * the end from the job itself (the API's stream does so when the feed says nothing).
  */
 export const FEED_EVENTS = ['delta', 'reset', 'done', 'error'] as const;
 export type FeedEventName = (typeof FEED_EVENTS)[number];
@@ -24,6 +32,10 @@ export interface FeedEntry {
 export const FEED_ID = /^\d{1,20}-\d{1,20}$/;
 
 const FEED_TTL_SECONDS = 3600;
+/** How long a reader's watch outlives its last renewal (it renews every third of this while it streams). */
+export const WATCH_TTL_SECONDS = 30;
+/** How often a worker with no reader yet asks again (a reader that comes later waits at most this for text). */
+const WATCH_RECHECK_MS = 200;
 const FEED_MAX_EVENTS = 10_000;
 const entryFieldsSchema = z.tuple([z.literal('e'), z.enum(FEED_EVENTS), z.literal('d'), z.string()]);
 const dataSchema = z.record(z.string(), z.unknown());
@@ -39,6 +51,21 @@ export class JobFeeds {
     return this.redis.sbFeedAppend(this.keys.feed(jobId), event, JSON.stringify(data), FEED_TTL_SECONDS, FEED_MAX_EVENTS);
   }
 
+  /** A reader streams the job's feed: the worker writes it from its next update on (see the file comment). */
+  async watch(jobId: string): Promise<void> {
+    await this.redis.set(this.keys.feedWatch(jobId), '1', 'EX', WATCH_TTL_SECONDS);
+  }
+
+  /** Whether a reader watches the job's feed now. */
+  async watched(jobId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.feedWatch(jobId))) === 1;
+  }
+
+  /** The worker's writer of one job's feed (one per run). */
+  writer(jobId: string): FeedWriter {
+    return new FeedWriter(this, jobId);
+  }
+
   /**
    * The events after `after` ('0' for all), waiting up to `blockMs` for one to come. Blocking
    * holds the connection, so `reader` must be a connection of the caller's own.
@@ -52,6 +79,34 @@ export class JobFeeds {
       const data = dataSchema.safeParse(parseJson(parsed.data[3]));
       return data.success ? [{ id, event: parsed.data[1], data: data.data }] : [];
     });
+  }
+}
+
+/**
+ * One run's writer of a job's feed: `watched()` asks Redis (at most once per `recheckMs`) until a
+ * reader is found, then answers true for the rest of the run without asking again (a reader that
+ * reconnects finds its events). A reply whose updates and end come within `recheckMs` costs one
+ * EXISTS.
+ */
+export class FeedWriter {
+  #watched = false;
+  #askedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly feeds: JobFeeds,
+    private readonly jobId: string,
+    private readonly recheckMs = WATCH_RECHECK_MS,
+  ) {}
+
+  async watched(): Promise<boolean> {
+    if (this.#watched || Date.now() - this.#askedAt < this.recheckMs) return this.#watched;
+    this.#askedAt = Date.now();
+    this.#watched = await this.feeds.watched(this.jobId);
+    return this.#watched;
+  }
+
+  async append(event: FeedEventName, data: Record<string, unknown>): Promise<void> {
+    await this.feeds.append(this.jobId, event, data);
   }
 }
 

@@ -16,6 +16,8 @@ export interface HubKeys {
   memory(conversation: string): string;
   /** A job's feed: a Redis Stream of its reply as it is written (see job-feed.ts). */
   feed(jobId: string): string;
+  /** Set while a reader streams the job's feed: the worker writes the feed only then (job-feed.ts). */
+  feedWatch(jobId: string): string;
 }
 
 export function hubKeys(base: string): HubKeys {
@@ -25,6 +27,7 @@ export function hubKeys(base: string): HubKeys {
     order: (conversation) => `${base}:order:${conversation}`,
     memory: (conversation) => `${base}:conversation:${conversation}`,
     feed: (jobId) => `${base}:feed:${jobId}`,
+    feedWatch: (jobId) => `${base}:feed-watch:${jobId}`,
   };
 }
 

@@ -105,9 +105,15 @@ export class ConversationOrder {
 
   /**
    * The message is done for good: it leaves its line, `fields` are set on its job hash in the
-   * same step, and the message now first is woken if it is parked. Safe to repeat.
+   * same step, its dedupe key (unless `deduped` is false: it has none) is marked done, and the
+   * message now first is woken if it is parked. Safe to repeat.
    */
-  async release(conversation: string, jobId: string, fields: Record<string, string | number>): Promise<void> {
+  async release(
+    conversation: string,
+    jobId: string,
+    fields: Record<string, string | number>,
+    { deduped = true }: { deduped?: boolean } = {},
+  ): Promise<void> {
     const next = await this.redis.sbOrderRelease(
       this.keys.order(conversation),
       this.queue.toKey(jobId),
@@ -115,6 +121,7 @@ export class ConversationOrder {
       this.keys.dedupe(jobId),
       jobId,
       this.options.retentionSeconds,
+      deduped ? '1' : '0',
       ...Object.entries(fields).flat(),
     );
     if (next) await this.wake(next);

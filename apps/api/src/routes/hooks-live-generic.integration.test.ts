@@ -70,6 +70,33 @@ describe('the generic job stream', () => {
     expect(rest.at(-1)).toMatchObject({ event: 'done', data: { text: ANSWER } });
   });
 
+  it('writes no feed for a job nobody reads; a reader that comes after the end gets done with the whole reply', async () => {
+    const { receiver, harness } = await start();
+    harness.script('nobody listens', { text: ANSWER, chunkDelayMs: 5, chunkChars: 5 });
+    harness.startWorker();
+    const id = await ask('live', 'nobody listens');
+    await eventually(() => expect(receiver.requests.map((r) => (r.json as { text: string }).text)).toEqual([ANSWER]));
+    expect(await harness.hub.redis.exists(harness.hub.keys.feed(id))).toBe(0);
+
+    const events = await readSse(await stream('live', id), ended);
+    expect(events).toEqual([{ event: 'done', data: { text: ANSWER } }]);
+  });
+
+  it('gives a reader that comes while the reply is being written the text so far, then the rest', async () => {
+    const { harness } = await start();
+    const { hold, release } = heldStream();
+    harness.script('join late', { text: ANSWER, chunkDelayMs: 5, chunkChars: 5, holdAfter: 4, hold });
+    harness.startWorker();
+    const id = await ask('live', 'join late');
+    await eventually(() => expect(harness.modelCalls('join late')).toBe(1));
+
+    const res = await stream('live', id);
+    release();
+    const events = await readSse(res, ended);
+    expect(deltas(events).join('')).toBe(ANSWER);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { text: ANSWER } });
+  });
+
   it('ends a job of a hook that does not stream with done, from the job', async () => {
     const { harness } = await start();
     harness.startWorker();

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Hook } from '@switchboard/channels';
 import type { HookConfig } from '@switchboard/config';
-import { FEED_ID, type FeedEntry, type Hub, readJobView } from '@switchboard/hub';
+import { FEED_ID, type FeedEntry, type Hub, readJobView, WATCH_TTL_SECONDS } from '@switchboard/hub';
 import { invalidRequest, serviceUnavailable, toErrorResponse } from '@switchboard/protocol';
 import { duplicateClient } from '@switchboard/state';
 import type { AppDeps } from '../deps.js';
@@ -53,8 +53,14 @@ export async function streamJobFeed(
   const waitMs = hook.openLive ? LIVE_WAIT_MS : WHOLE_WAIT_MS;
   const deadline = Date.now() + FEED_MAX_MS;
   let last = after;
+  let watchedAt = 0;
   try {
     while (!signal.aborted && Date.now() < deadline) {
+      // The worker writes the feed only while a reader watches it (hub job-feed.ts).
+      if (hook.openLive && Date.now() - watchedAt >= (WATCH_TTL_SECONDS * 1000) / 3) {
+        await hub.feeds.watch(jobId);
+        watchedAt = Date.now();
+      }
       // Never 0: a BLOCK of 0 would wait for ever.
       const entries = await hub.feeds.read(reader, jobId, last, Math.max(1, Math.min(waitMs, deadline - Date.now())));
       for (const entry of entries) {

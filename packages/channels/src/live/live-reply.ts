@@ -55,6 +55,8 @@ export type FeedEvent = 'delta' | 'reset' | 'done' | 'error';
 
 /** Where a live reply is written for callers to read (a Redis Stream per job, see @switchboard/hub). */
 export interface JobFeed {
+  /** Whether a caller reads the feed: nothing is written before one does (true once, true for the run). */
+  watched(): Promise<boolean>;
   append(event: FeedEvent, data: Record<string, unknown>): Promise<void>;
 }
 

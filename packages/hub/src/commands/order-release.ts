@@ -12,7 +12,8 @@
  *         queue keeps a bounded number of finished jobs)
  * ARGV[1] job id
  * ARGV[2] seconds to keep a line that still holds messages
- * ARGV[3..] field, value pairs to set on the job hash (at least one)
+ * ARGV[3] '1' when the message has a dedupe key ('0': KEYS[4] is left alone, one command less)
+ * ARGV[4..] field, value pairs to set on the job hash (at least one)
  *
  * Returns the id now first in line when it is parked, else false.
  */
@@ -21,9 +22,9 @@ export const orderRelease = {
   numberOfKeys: 4,
   lua: `
 local line = KEYS[1]
-redis.call('HSET', KEYS[2], unpack(ARGV, 3))
+redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 redis.call('LREM', line, 1, ARGV[1])
-redis.call('SET', KEYS[4], 'done', 'XX', 'KEEPTTL')
+if ARGV[3] == '1' then redis.call('SET', KEYS[4], 'done', 'XX', 'KEEPTTL') end
 local first = redis.call('LINDEX', line, 0)
 if not first then return false end
 redis.call('EXPIRE', line, ARGV[2])
