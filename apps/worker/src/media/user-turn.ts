@@ -47,7 +47,7 @@ export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortS
   const context: TakeContext = { ...mediaSettings(job), signal };
   const taken: TakenFile[] = [];
   try {
-    for (const ref of media) taken.push(await takeFile(deps, job, ref, context));
+    for (const [index, ref] of media.entries()) taken.push(await takeFile(deps, job, ref, index, context));
   } catch (err) {
     if (err instanceof MediaRefusal) return { refused: err.problem, maxBytes: context.maxBytes, takes: context.takes };
     throw err;
@@ -99,7 +99,13 @@ export function cannotSee(deps: WorkerDeps, job: MessageJob, content: string | C
  * Fetches one file and makes it usable. A kind the hook does not take is refused before anything
  * is fetched when the platform declared it; otherwise the bytes decide what the file is.
  */
-async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, context: TakeContext): Promise<TakenFile> {
+async function takeFile(
+  deps: WorkerDeps,
+  job: MessageJob,
+  ref: MediaRef,
+  index: number,
+  context: TakeContext,
+): Promise<TakenFile> {
   const { takes } = context;
   if (!job.hook.locateMedia) throw new MediaRefusal('off', 'this channel cannot fetch files');
   if (ref.kind === 'audio' && !takes.audio) throw new MediaRefusal('audio-off', 'audio is off for this hook');
@@ -107,6 +113,9 @@ async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, contex
   if (ref.kind === 'image' && !takes.images) throw new MediaRefusal('off', 'images are off for this hook');
   if (ref.kind === 'image' && !context.vision) throw new MediaRefusal('no-vision', "the hook's model cannot see images");
   if (!takes.images && !takes.audio && !takes.documents) throw new MediaRefusal('off', 'files are off for this hook');
+  // A voice note an earlier run of this job transcribed: its transcript, neither fetched nor transcribed again.
+  const heard = context.audioModel && job.job.attemptsStarted > 1 ? await deps.hub.transcripts.read(job.jobId, index) : null;
+  if (heard) return heard;
   if (ref.size !== undefined && ref.size > context.maxBytes)
     throw new MediaRefusal('too-big', 'the platform reports a larger file');
   const bytes = await fetchRef(deps, job, ref, context);
@@ -123,7 +132,7 @@ async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, contex
   if (sniffed && isAudioType(sniffed.mime)) {
     if (!context.audioModel) throw new MediaRefusal('audio-off', 'audio is off for this hook');
     const audio = { bytes, ref, mime: sniffed.mime, ext: sniffed.ext, model: context.audioModel };
-    return transcribeAudio(deps, job, audio, context.signal);
+    return deps.hub.transcripts.record(job.jobId, index, await transcribeAudio(deps, job, audio, context.signal));
   }
   // Text, Markdown and CSV have no signature: only a file declared a document (or of no kind) is read as text.
   const documentLike = sniffed?.mime === 'application/pdf' || (!sniffed && (ref.kind === 'document' || ref.kind === 'file'));
