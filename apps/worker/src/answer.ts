@@ -3,7 +3,7 @@ import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import { type RefusedTurn, refusalText } from './media/refusal-text.js';
-import { userTurn } from './media/user-turn.js';
+import { cannotSee, type ModelTurn, userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 
@@ -17,6 +17,11 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
   if (recorded) return recorded;
   const turn = await userTurn(deps, job, signal);
   if ('refused' in turn) return refusedReply(deps, job, turn);
+  return modelReply(deps, job, turn, signal).catch((err) => refusedReply(deps, job, cannotSee(deps, job, turn.content, err)));
+}
+
+/** The model's reply to the turn (through the tool loop when the hook has tools), recorded with the exchange. */
+async function modelReply(deps: WorkerDeps, job: MessageJob, turn: ModelTurn, signal: AbortSignal) {
   const messages = await promptFor(deps, job, turn.content);
   const withTools = await answerWithTools(deps, job, messages, signal);
   if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);

@@ -5,7 +5,7 @@ import type { CallContext } from '@switchboard/providers';
 import { fixedReply, promptFor, recordedReply, refusedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
-import { userTurn } from './media/user-turn.js';
+import { cannotSee, type ModelTurn, userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { PacedUpdates } from './paced-updates.js';
 import { answerWithTools, recordToolAnswer } from './tool-loop.js';
@@ -60,6 +60,19 @@ async function streamReply(
   live.thinking();
   const turn = await userTurn(deps, job, signal);
   if ('refused' in turn) return refusedReply(deps, job, turn);
+  return streamModelReply(deps, job, live, turn, signal, log).catch((err) =>
+    refusedReply(deps, job, cannotSee(deps, job, turn.content, err)),
+  );
+}
+
+async function streamModelReply(
+  deps: WorkerDeps,
+  job: MessageJob,
+  live: LiveReply,
+  turn: ModelTurn,
+  signal: AbortSignal,
+  log: (message: string, meta?: Record<string, unknown>) => void,
+): Promise<Reply> {
   const messages = await promptFor(deps, job, turn.content);
   // With tools each step is one whole model call (the platform shows which tool is in use); the
   // reply is put in place once complete.

@@ -269,6 +269,12 @@ export const mediaSchema = z.strictObject({
   /** Images go to the model as image parts (it must see images). @defaultValue false */
   images: z.boolean().default(false),
   /**
+   * Whether the hook's model can see images. `false`: an image is answered "Sorry, I cannot look at
+   * images with this model; please describe it in words." without fetching it or calling the model
+   * (a model that refuses an image gets the same reply). @defaultValue true
+   */
+  vision: z.boolean().default(true),
+  /**
    * Voice notes and audio, transcribed by this `<provider>/<model>` (one of a provider's
    * `audioModels`); the transcript is the message's text.
    */

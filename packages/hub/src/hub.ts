@@ -11,6 +11,7 @@ import { waitForReplicas } from './replicas.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { shardBases, shardedJobId, shardOf, shardOfJob } from './shards.js';
 import { ToolLedger } from './tool-ledger.js';
+import { Transcripts } from './transcripts.js';
 
 export interface HubOptions extends RetryPolicy {
   /** Every key lives under this prefix; on Redis Cluster it is a hash tag (`{switchboard}`). */
@@ -53,6 +54,8 @@ export class Hub implements HubShards {
   readonly exchange: Exchange;
   /** The tool loop's record per job: each tool call made once per message. */
   readonly tools: ToolLedger;
+  /** The transcripts of each job's voice notes: each transcribed once per message. */
+  readonly transcripts: Transcripts;
   readonly feeds: JobFeeds;
   readonly events: DeliveryEvents;
   readonly retentionSeconds: number;
@@ -80,6 +83,7 @@ export class Hub implements HubShards {
     });
     this.exchange = new Exchange(this.redis, this.keys, this.queue, options.memory);
     this.tools = new ToolLedger(this.redis, this.queue);
+    this.transcripts = new Transcripts(this.redis, this.queue);
     this.feeds = new JobFeeds(this.redis, this.keys);
     this.events = options.events ?? new DeliveryEvents(redis, this.keys, this.retentionSeconds);
   }

@@ -13,3 +13,4 @@ export * from './replay.js';
 export * from './retry-policy.js';
 export * from './shards.js';
 export * from './tool-ledger.js';
+export * from './transcripts.js';

@@ -64,4 +64,10 @@ export const JOB_FIELDS = {
    * decision is the field `sbTool:<step>:<i>:approval`, set once.
    */
   awaiting: 'sbAwaiting',
+  /**
+   * A voice note's transcript, JSON `{text, memo}`, a field per file: `sbHeard:<index>` for the
+   * message's `index`-th file (transcripts.ts). Set once, after a transcription succeeded, so a
+   * retry neither downloads nor transcribes it again.
+   */
+  heardPrefix: 'sbHeard:',
 } as const;

@@ -79,12 +79,12 @@ export class ToolLedger {
       steps: new Map(),
       results: new Map(),
       decisions: new Map(),
-      awaiting: awaitingSchema.safeParse(parseJson(fields[JOB_FIELDS.awaiting] ?? '')).data ?? null,
+      awaiting: awaitingSchema.safeParse(parseRecordedJson(fields[JOB_FIELDS.awaiting] ?? '')).data ?? null,
     };
     for (const [field, value] of Object.entries(fields)) {
       if (!field.startsWith(JOB_FIELDS.toolPrefix)) continue;
       const key = field.slice(JOB_FIELDS.toolPrefix.length);
-      const json = parseJson(value);
+      const json = parseRecordedJson(value);
       if (/^\d+$/.test(key)) {
         const step = toolStepSchema.safeParse(json);
         if (step.success) record.steps.set(Number(key), step.data);
@@ -119,10 +119,10 @@ export class ToolLedger {
   /** The call the job waits on, and its decision if any (one HMGET needs the key first: two reads). */
   async awaiting(jobId: string): Promise<{ awaiting: Awaiting; decision: Decision | null } | null> {
     const hash = this.queue.toKey(jobId);
-    const awaiting = awaitingSchema.safeParse(parseJson((await this.redis.hget(hash, JOB_FIELDS.awaiting)) ?? '')).data;
+    const awaiting = awaitingSchema.safeParse(parseRecordedJson((await this.redis.hget(hash, JOB_FIELDS.awaiting)) ?? '')).data;
     if (!awaiting) return null;
     const decided = await this.redis.hget(hash, `${JOB_FIELDS.toolPrefix}${awaiting.key}:approval`);
-    return { awaiting, decision: decided ? (decisionSchema.safeParse(parseJson(decided)).data ?? null) : null };
+    return { awaiting, decision: decided ? (decisionSchema.safeParse(parseRecordedJson(decided)).data ?? null) : null };
   }
 
   /** Records a decision on the call the job waits on, unless one was made; returns the one that counts. */
@@ -131,17 +131,21 @@ export class ToolLedger {
     return decisionSchema.safeParse(recorded).data ?? decision;
   }
 
-  private async setOnce(jobId: string, key: string, value: unknown): Promise<unknown> {
-    const hash = this.queue.toKey(jobId);
-    const field = `${JOB_FIELDS.toolPrefix}${key}`;
-    // One round trip, one key: set if absent, then read what is there (this value or the first run's).
-    const results = await this.redis.multi().hsetnx(hash, field, JSON.stringify(value)).hget(hash, field).exec();
-    const stored = results?.[1]?.[1];
-    return typeof stored === 'string' ? parseJson(stored) : value;
+  private setOnce(jobId: string, key: string, value: unknown): Promise<unknown> {
+    return setFieldOnce(this.redis, this.queue.toKey(jobId), `${JOB_FIELDS.toolPrefix}${key}`, value);
   }
 }
 
-function parseJson(text: string): unknown {
+/** Sets a field of a job's hash to `value` (JSON) unless it is set; returns what is there (this value or the first run's). */
+export async function setFieldOnce(redis: HubRedis, hash: string, field: string, value: unknown): Promise<unknown> {
+  // One round trip, one key: set if absent, then read what is there.
+  const results = await redis.multi().hsetnx(hash, field, JSON.stringify(value)).hget(hash, field).exec();
+  const stored = results?.[1]?.[1];
+  return typeof stored === 'string' ? parseRecordedJson(stored) : value;
+}
+
+/** A recorded field's JSON, or undefined when it is not JSON (callers validate it with their schema). */
+export function parseRecordedJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

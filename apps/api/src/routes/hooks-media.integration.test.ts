@@ -39,6 +39,7 @@ const PNG = TINY_PNG;
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(5 * SMALL_LIMIT, 7)]);
 
 let upstream: LocalServer;
+let blind: LocalServer;
 let claude: LocalServer;
 let files: LocalServer;
 let telegram: FakeTelegram;
@@ -59,6 +60,23 @@ function visionModel(): Parameters<LocalServer['handle']>[0] {
 
 beforeAll(async () => {
   upstream = await startOpenAIUpstream(visionModel());
+  // A model without vision, as OpenAI answers one sent an image part (gpt-3.5-turbo): a 400 in its
+  // error shape (https://platform.openai.com/docs/guides/error-codes; the message and param as
+  // OpenAI words them, quoted in vllm-project/vllm#11629). Text alone is answered.
+  blind = await startOpenAIUpstream((req, res) => {
+    const body = req.json as { messages: { role: string; content: unknown }[] };
+    const earlier = body.messages.slice(0, -1).map((m) => (typeof m.content === 'string' ? m.content : '[parts]'));
+    if (imagesSeen(req).length === 0)
+      return answerText(req, res, `blind saw: ${lastUserWords(req)} | earlier: ${earlier.join(' / ')}`);
+    sendJson(res, 400, {
+      error: {
+        message: 'Invalid content type. image_url is only supported by certain models.',
+        type: 'invalid_request_error',
+        param: 'messages.[0].content.[1].type',
+        code: null,
+      },
+    });
+  });
   // Claude, streamed or not as asked: its reply names the image blocks it got.
   claude = await startAnthropicUpstream((req, res) => {
     const body = req.json as { model: string; stream?: boolean };
@@ -106,6 +124,7 @@ beforeAll(async () => {
       providers: {
         mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o'] },
         claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant-test-123', models: ['claude-test'] },
+        blind: { type: 'openai', baseUrl: `${blind.url}/v1`, models: ['gpt-3.5-turbo'] },
       },
       hooks: {
         support: { type: 'generic', token: TOKEN, stream: false, media: images },
@@ -113,6 +132,11 @@ beforeAll(async () => {
         strict: { type: 'generic', token: TOKEN, stream: false, media: { images: true } },
         small: { type: 'generic', token: TOKEN, stream: false, media: { ...images, maxBytes: SMALL_LIMIT } },
         plain: { type: 'generic', token: TOKEN, stream: false },
+        // Images on, but the model cannot see them: whole replies, and streamed ones.
+        blind: { type: 'generic', token: TOKEN, stream: false, model: 'blind/gpt-3.5-turbo', media: images },
+        blindlive: { type: 'generic', token: TOKEN, model: 'blind/gpt-3.5-turbo', media: images },
+        // The operator says so: images are refused without asking the model.
+        novision: { type: 'generic', token: TOKEN, stream: false, media: { ...images, vision: false } },
         // Streamed (a generic hook's default), answered by Claude.
         claude: { type: 'generic', token: TOKEN, model: 'claude/claude-test', media: images },
         tgroup: {
@@ -144,7 +168,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   await gateway?.close();
-  await Promise.all([upstream?.close(), claude?.close(), files?.close(), telegram?.close(), slack?.close()]);
+  await Promise.all([upstream?.close(), blind?.close(), claude?.close(), files?.close(), telegram?.close(), slack?.close()]);
 });
 
 let seq = 0;
@@ -351,5 +375,36 @@ describe('images sent to a hook', () => {
       expect(error).toMatchObject({ type: 'invalid_request_error' });
       expect(String(error.param)).toMatch(/^attachments/);
     }
+  });
+});
+
+describe('a model that cannot see images', () => {
+  const NO_VISION = 'Sorry, I cannot look at images with this model; please describe it in words.';
+  const attachment = () => ({ url: `${files.url}/receipt.png`, type: 'image/png', name: 'receipt.png' });
+
+  it('answers politely when the upstream refuses the image (400), the job completes, and memory does not keep the refusal', async () => {
+    const from = `ada-${++seq}`;
+    const refused = await ask('blind', { from, text: 'what is this?', attachments: [attachment()] });
+    expect(refused, JSON.stringify(refused)).toMatchObject({ status: 'completed', attempts: 1, reply: NO_VISION });
+    // The model was asked (and refused the image part); a text message of the same person is answered as usual.
+    const next = await ask('blind', { from, text: 'it is a receipt' });
+    expect(next.reply).toBe('blind saw: it is a receipt | earlier: ');
+  });
+
+  it('answers the same on a hook that streams its replies', async () => {
+    const refused = await ask('blindlive', { text: 'and this?', attachments: [attachment()] });
+    expect(refused, JSON.stringify(refused)).toMatchObject({ status: 'completed', attempts: 1, reply: NO_VISION });
+  });
+
+  it('with media.vision false, refuses an image without fetching it or asking the model', async () => {
+    const fetched = files.requests.length;
+    const asked = upstream.requests.length;
+    const refused = await ask('novision', { text: 'look', attachments: [attachment()] });
+    expect(refused).toMatchObject({ status: 'completed', attempts: 1, reply: NO_VISION });
+    expect(files.requests.length).toBe(fetched);
+    expect(upstream.requests.length).toBe(asked);
+    // Text alone still goes to the model.
+    const words = await ask('novision', { text: 'hello' });
+    expect(words.reply).toBe('saw: hello | images:  | earlier: ');
   });
 });

@@ -31,6 +31,9 @@ const SLACK_SECRET = 'slack-signing-secret-voice';
 
 let upstream: LocalServer;
 let refusing: LocalServer;
+let flaky: LocalServer;
+/** Chat calls the flaky model has answered 500 (it fails each message's first attempt). */
+const flakyFailed = new Set<string>();
 let telegram: FakeTelegram;
 let slack: FakeSlack;
 let gateway: TestGateway;
@@ -49,6 +52,13 @@ beforeAll(async () => {
   refusing = await startLocalServer((_req, res) =>
     sendJson(res, 400, { error: { message: 'Invalid file format.', type: 'invalid_request_error', param: 'file' } }),
   );
+  // A model that fails the first call for each turn with a 500 (the job is retried), then answers.
+  flaky = await startOpenAIUpstream((req, res) => {
+    const words = lastUserWords(req);
+    if (flakyFailed.has(words)) return answerText(req, res, `flaky heard: ${words}`);
+    flakyFailed.add(words);
+    sendJson(res, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error' } });
+  });
   telegram = await startFakeTelegram({ botToken: TG_TOKEN });
   slack = await startFakeSlack({ botToken: SLACK_TOKEN });
   const voice = { audio: 'mock/gpt-4o-transcribe', allowPrivateUrls: true };
@@ -59,6 +69,7 @@ beforeAll(async () => {
       providers: {
         mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o'], audioModels: ['gpt-4o-transcribe'] },
         deaf: { type: 'openai', baseUrl: `${refusing.url}/v1`, audioModels: ['whisper-1'], maxRetries: 0 },
+        flaky: { type: 'openai', baseUrl: `${flaky.url}/v1`, models: ['gpt-4o-flaky'], maxRetries: 0 },
       },
       hooks: {
         voice: { type: 'generic', token: TOKEN, stream: false, media: voice },
@@ -66,6 +77,8 @@ beforeAll(async () => {
         live: { type: 'generic', token: TOKEN, media: voice },
         mute: { type: 'generic', token: TOKEN, stream: false, media: { images: true, allowPrivateUrls: true } },
         deaf: { type: 'generic', token: TOKEN, stream: false, media: { audio: 'deaf/whisper-1' } },
+        // Transcribed by the mock upstream, answered by a model that fails each first attempt.
+        retried: { type: 'generic', token: TOKEN, stream: false, model: 'flaky/gpt-4o-flaky', media: voice },
         tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, stream: false, media: voice },
         team: {
           type: 'slack',
@@ -85,7 +98,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   await gateway?.close();
-  await Promise.all([upstream?.close(), refusing?.close(), telegram?.close(), slack?.close()]);
+  await Promise.all([upstream?.close(), refusing?.close(), flaky?.close(), telegram?.close(), slack?.close()]);
 });
 
 let seq = 0;
@@ -112,6 +125,17 @@ describe('voice notes and audio sent to a hook', () => {
     expect(sent.body).toContain('name="model"\r\n\r\ngpt-4o-transcribe\r\n');
     const second = await ask('voice', { from, text: 'and?' });
     expect(second.reply).toBe(`heard: and? | earlier: [voice] ${heard} / ${first.reply}`);
+  });
+
+  it('transcribes a voice note once per message: a retry after the model failed reuses the recorded transcript', async () => {
+    const note = wavFile(3300);
+    const before = transcriptions().length;
+    const view = await ask('retried', { attachments: [{ data: note.toString('base64'), type: 'audio/wav', name: 'once.wav' }] });
+    const heard = fakeTranscript(note, 'once.wav');
+    expect(view, JSON.stringify(view)).toMatchObject({ status: 'completed', attempts: 2, reply: `flaky heard: ${heard}` });
+    // Two runs of the job, two model calls, one transcription (one download, one bill).
+    expect(flaky.requests.filter((r) => lastUserWords(r) === heard)).toHaveLength(2);
+    expect(transcriptions().length - before).toBe(1);
   });
 
   it('meters the transcription as the hook’s usage, under the audio model', async () => {

@@ -11,7 +11,8 @@ const MEDIA_IDLE_MS = 10_000;
 /**
  * Why a file cannot be used: told to the sender in a short reply, and the job completes. `off`:
  * images (or files of no kind the hook takes) are off; `audio-off`, `documents-off`: that kind is;
- * `unheard`: the transcription failed; `unreadable`: a document's text could not be read in time.
+ * `unheard`: the transcription failed; `unreadable`: a document's text could not be read in time;
+ * `no-vision`: the hook's model cannot see images (`media.vision: false`, or the upstream refused the image).
  */
 export type MediaProblem =
   | 'too-big'
@@ -22,7 +23,8 @@ export type MediaProblem =
   | 'audio-off'
   | 'unheard'
   | 'documents-off'
-  | 'unreadable';
+  | 'unreadable'
+  | 'no-vision';
 
 /** A file the bot will not use; its message never holds the URL or the bytes. */
 export class MediaRefusal extends Error {

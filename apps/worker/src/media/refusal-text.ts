@@ -43,6 +43,8 @@ export function refusalText({ refused, maxBytes, takes }: RefusedTurn): string {
       return 'Sorry, I cannot read documents here; please paste the part you want me to look at.';
     case 'unreadable':
       return 'Sorry, I could not read that document. Could you paste the part you want me to look at?';
+    case 'no-vision':
+      return 'Sorry, I cannot look at images with this model; please describe it in words.';
   }
 }
 

@@ -1,5 +1,5 @@
 import { MediaGoneError, MediaHostRefused, type MediaLocation } from '@switchboard/channels';
-import { type ContentPart, type MediaRef, mediaPlaceholder } from '@switchboard/protocol';
+import { AppError, type ContentPart, type MediaRef, mediaPlaceholder } from '@switchboard/protocol';
 import { fileTypeFromBuffer } from 'file-type';
 import type { WorkerDeps } from '../deps.js';
 import type { MessageJob } from '../message-job.js';
@@ -19,13 +19,21 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
  * `[document: q3.pdf, 12 pages] <first lines>`). A file the bot cannot use ends it: `refused`
  * names the problem.
  */
-export type UserTurn = { content: string | ContentPart[]; memo: string } | RefusedTurn;
+export type UserTurn = ModelTurn | RefusedTurn;
+
+/** A turn the model is asked to answer: what it is sent, and what memory keeps. */
+export interface ModelTurn {
+  content: string | ContentPart[];
+  memo: string;
+}
 
 /** One file made usable: an image part, or text (a transcript, a document) for the turn's text. */
 type TakenFile = { image: ContentPart; memo: string } | { text: string; memo: string };
 
 interface TakeContext {
   takes: MediaTakes;
+  /** `media.vision: false`: the model cannot see images, so an image is refused before it is fetched. */
+  vision: boolean;
   audioModel: string | undefined;
   maxBytes: number;
   maxDocumentChars: number;
@@ -36,18 +44,10 @@ interface TakeContext {
 export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortSignal): Promise<UserTurn> {
   const { text, media = [] } = job.queued.message;
   if (media.length === 0) return { content: text, memo: text };
-  const config = job.hook.config.media;
-  const context: TakeContext = {
-    takes: { images: config?.images ?? false, audio: config?.audio !== undefined, documents: config?.documents ?? false },
-    audioModel: config?.audio,
-    maxBytes: config?.maxBytes ?? 20_000_000,
-    maxDocumentChars: config?.maxDocumentChars ?? 50_000,
-    allowPrivateUrls: config?.allowPrivateUrls ?? false,
-    signal,
-  };
+  const context: TakeContext = { ...mediaSettings(job), signal };
   const taken: TakenFile[] = [];
   try {
-    for (const ref of media) taken.push(await takeFile(deps, job, ref, context));
+    for (const [index, ref] of media.entries()) taken.push(await takeFile(deps, job, ref, index, context));
   } catch (err) {
     if (err instanceof MediaRefusal) return { refused: err.problem, maxBytes: context.maxBytes, takes: context.takes };
     throw err;
@@ -61,17 +61,61 @@ export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortS
   return { content: words ? [{ type: 'text', text: words }, ...images] : images, memo };
 }
 
+/** The hook's `media` config, its defaults filled in. */
+function mediaSettings(job: MessageJob): Omit<TakeContext, 'signal'> {
+  const config = job.hook.config.media;
+  return {
+    takes: { images: config?.images ?? false, audio: config?.audio !== undefined, documents: config?.documents ?? false },
+    vision: config?.vision ?? true,
+    audioModel: config?.audio,
+    maxBytes: config?.maxBytes ?? 20_000_000,
+    maxDocumentChars: config?.maxDocumentChars ?? 50_000,
+    allowPrivateUrls: config?.allowPrivateUrls ?? false,
+  };
+}
+
+/**
+ * The model's call failed: a turn with images that the upstream rejected as a bad request (OpenAI
+ * answers a model without vision 400 `invalid_request_error`, "Invalid content type. image_url is
+ * only supported by certain models."; our providers map any upstream 400/413/422 to
+ * `upstream_bad_request`) is a polite `no-vision` reply, not a failed job, and a warning in the log.
+ * Anything else is thrown again.
+ */
+export function cannotSee(deps: WorkerDeps, job: MessageJob, content: string | ContentPart[], err: unknown): RefusedTurn {
+  const withImages = Array.isArray(content) && content.some((part) => part.type === 'image_url');
+  if (!withImages || !(err instanceof AppError) || err.code !== 'upstream_bad_request') throw err;
+  // The operator's to fix (a model without vision, or `media.vision: false`), not the sender's: a warning.
+  deps.logger.warn("the hook's model refused the message's images: answered as unable to see them", {
+    hook: job.hook.name,
+    jobId: job.jobId,
+    model: job.hook.config.model,
+    error: err.message,
+  });
+  const { takes, maxBytes } = mediaSettings(job);
+  return { refused: 'no-vision', maxBytes, takes };
+}
+
 /**
  * Fetches one file and makes it usable. A kind the hook does not take is refused before anything
  * is fetched when the platform declared it; otherwise the bytes decide what the file is.
  */
-async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, context: TakeContext): Promise<TakenFile> {
+async function takeFile(
+  deps: WorkerDeps,
+  job: MessageJob,
+  ref: MediaRef,
+  index: number,
+  context: TakeContext,
+): Promise<TakenFile> {
   const { takes } = context;
   if (!job.hook.locateMedia) throw new MediaRefusal('off', 'this channel cannot fetch files');
   if (ref.kind === 'audio' && !takes.audio) throw new MediaRefusal('audio-off', 'audio is off for this hook');
   if (ref.kind === 'document' && !takes.documents) throw new MediaRefusal('documents-off', 'documents are off for this hook');
   if (ref.kind === 'image' && !takes.images) throw new MediaRefusal('off', 'images are off for this hook');
+  if (ref.kind === 'image' && !context.vision) throw new MediaRefusal('no-vision', "the hook's model cannot see images");
   if (!takes.images && !takes.audio && !takes.documents) throw new MediaRefusal('off', 'files are off for this hook');
+  // A voice note an earlier run of this job transcribed: its transcript, neither fetched nor transcribed again.
+  const heard = context.audioModel && job.job.attemptsStarted > 1 ? await deps.hub.transcripts.read(job.jobId, index) : null;
+  if (heard) return heard;
   if (ref.size !== undefined && ref.size > context.maxBytes)
     throw new MediaRefusal('too-big', 'the platform reports a larger file');
   const bytes = await fetchRef(deps, job, ref, context);
@@ -79,6 +123,7 @@ async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, contex
   const sniffed = await fileTypeFromBuffer(bytes);
   if (sniffed && IMAGE_TYPES.has(sniffed.mime)) {
     if (!takes.images) throw new MediaRefusal('off', 'images are off for this hook');
+    if (!context.vision) throw new MediaRefusal('no-vision', "the hook's model cannot see images");
     return {
       image: { type: 'image_url', image_url: { url: `data:${sniffed.mime};base64,${bytes.toString('base64')}` } },
       memo: mediaPlaceholder({ ...ref, kind: 'image' }),
@@ -87,7 +132,7 @@ async function takeFile(deps: WorkerDeps, job: MessageJob, ref: MediaRef, contex
   if (sniffed && isAudioType(sniffed.mime)) {
     if (!context.audioModel) throw new MediaRefusal('audio-off', 'audio is off for this hook');
     const audio = { bytes, ref, mime: sniffed.mime, ext: sniffed.ext, model: context.audioModel };
-    return transcribeAudio(deps, job, audio, context.signal);
+    return deps.hub.transcripts.record(job.jobId, index, await transcribeAudio(deps, job, audio, context.signal));
   }
   // Text, Markdown and CSV have no signature: only a file declared a document (or of no kind) is read as text.
   const documentLike = sniffed?.mime === 'application/pdf' || (!sniffed && (ref.kind === 'document' || ref.kind === 'file'));

@@ -449,6 +449,12 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     meaning: 'images go to the model as image parts (the model must take images)',
   },
   {
+    keys: ['hooks.<name>.media.vision'],
+    default: '`true`',
+    meaning:
+      'whether the hook\'s model can see images; `false`: an image is answered "Sorry, I cannot look at images with this model" without being fetched or sent to the model',
+  },
+  {
     keys: ['hooks.<name>.media.audio'],
     default: 'none',
     meaning:
