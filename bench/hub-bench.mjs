@@ -35,6 +35,7 @@ import {
   phaseNotes,
   targets,
 } from './hub-report.mjs';
+import { toolsOptions, toolsReport, toolsScenario } from './hub-tools.mjs';
 import { startReceiver } from './receiver.mjs';
 import { RedisCounters, startRedisServer } from './redis-server.mjs';
 
@@ -63,7 +64,7 @@ const options = {
   logLevel: process.env.BENCH_HUB_LOG_LEVEL || 'info',
   apiNodeArgs: nodeArgsFromEnv('BENCH_HUB_API_NODE_ARGS'),
   workerNodeArgs: nodeArgsFromEnv('BENCH_HUB_WORKER_NODE_ARGS'),
-  /** `live`, `recovery`, `media`: only that scenario; `hub`: all but live; empty: all. */
+  /** `live`, `recovery`, `media`, `tools`: only that scenario; `hub`: all but live; empty: all. */
   only: process.env.BENCH_HUB_ONLY || '',
   live: {
     messages: count('BENCH_HUB_LIVE_MESSAGES', 120),
@@ -118,6 +119,10 @@ async function main() {
     console.log(`${mediaReport(await runMedia())}\n`);
     return shutdown(0);
   }
+  if (options.only === 'tools') {
+    console.log(`${toolsReport(await runTools())}\n`);
+    return shutdown(0);
+  }
   if (options.only === 'recovery') {
     const recovery = await runRecovery();
     console.log(recoveryReport(recovery));
@@ -136,6 +141,7 @@ async function main() {
   const recovery = await runRecovery();
   await counters.flush();
   const media = await runMedia();
+  const tools = await runTools();
   let live = null;
   if (options.only !== 'hub') {
     await stopChildren();
@@ -154,6 +160,7 @@ async function main() {
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
   console.log(`${recoveryReport(recovery)}\n`);
   console.log(`${mediaReport(media)}\n`);
+  console.log(`${toolsReport(tools)}\n`);
   if (live) console.log(`${liveReport(live)}\n`);
   console.log(`(whole run: ${seconds} s)`);
 
@@ -212,6 +219,13 @@ async function runMedia() {
   });
   await stopChildren();
   return result;
+}
+
+/** The tools phase (hub-tools.mjs): worker CPU and Redis commands per tool step, on a Redis and worker of its own. */
+async function runTools() {
+  const { messages, steps } = toolsOptions();
+  process.stderr.write(`bench: tools (${messages} messages of ${steps} tool steps)…\n`);
+  return toolsScenario(toolsOptions());
 }
 
 /** The live-reply scenario (hub-live.mjs) on the private redis-server, with the bench's children. */
