@@ -10,6 +10,16 @@ describe('approval buttons', () => {
     expect(jobIdOf('team', jobRefOf('team', uuid))).toBe(uuid);
   });
 
+  it('keeps the shard a job id names (redis.shards > 1: `<id>~<n>`) through a button and back', () => {
+    for (const jobId of ['team-0123456789abcdef0123456789abcdef~13', '3f0c2a4e-9b1d-4c7e-8a2f-6d5e4c3b2a10~7']) {
+      const question = { jobRef: jobRefOf('team', jobId), key: '63:9999' };
+      expect(Buffer.byteLength(choicePayload(true, question))).toBeLessThanOrEqual(64);
+      const clicked = readChoicePayload(choicePayload(true, question));
+      expect(clicked && jobIdOf('team', clicked.jobRef)).toBe(jobId);
+    }
+    expect(jobRefOf('team', 'team-0123456789abcdef0123456789abcdef~13')).toBe('0123456789abcdef0123456789abcdef~13');
+  });
+
   it("keeps Telegram's 64 bytes with the longest key a loop can reach", () => {
     const question = {
       jobRef: jobRefOf('a-hook-with-a-rather-long-name', '3f0c2a4e-9b1d-4c7e-8a2f-6d5e4c3b2a10'),

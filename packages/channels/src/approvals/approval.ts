@@ -89,16 +89,19 @@ function shown(args: string): string {
   return flat.length > SHOWN_ARGUMENTS ? `${flat.slice(0, SHOWN_ARGUMENTS)}…` : flat;
 }
 
-/** The job's id without the hook's prefix (`<hook>-<32 hex>` for platform messages), else whole. */
+/** A platform message's job id after the hook's prefix: 32 hex, and its shard (`~<n>`) when there are several. */
+const HASHED_REF = /^[0-9a-f]{32}(~\d{1,4})?$/;
+
+/** The job's id without the hook's prefix (`<hook>-<32 hex>[~<shard>]` for platform messages), else whole. */
 export function jobRefOf(hook: string, jobId: string): string {
   const prefix = `${hook}-`;
   const rest = jobId.startsWith(prefix) ? jobId.slice(prefix.length) : '';
-  return /^[0-9a-f]{32}$/.test(rest) ? rest : jobId;
+  return HASHED_REF.test(rest) ? rest : jobId;
 }
 
 /** The job's id a reference stands for (see `jobRefOf`). */
 export function jobIdOf(hook: string, jobRef: string): string {
-  return /^[0-9a-f]{32}$/.test(jobRef) ? `${hook}-${jobRef}` : jobRef;
+  return HASHED_REF.test(jobRef) ? `${hook}-${jobRef}` : jobRef;
 }
 
 /** `<jobRef> <key>`: what a button carries (Slack's `value`, inside Telegram's `callback_data`). */
@@ -108,7 +111,7 @@ export function buttonPayload(question: Pick<ApprovalQuestion, 'jobRef' | 'key'>
 
 /** The job reference and call key a button carried, or null when it is not one of ours. */
 export function readButtonPayload(value: string): { jobRef: string; key: string } | null {
-  const match = /^([A-Za-z0-9_-]{1,64}) (\d{1,3}:\d{1,4})$/.exec(value);
+  const match = /^([A-Za-z0-9_~-]{1,64}) (\d{1,3}:\d{1,4})$/.exec(value);
   return match ? { jobRef: match[1]!, key: match[2]! } : null;
 }
 
