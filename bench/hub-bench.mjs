@@ -26,6 +26,7 @@ import { acceptPhase, Conversations, check, Deliveries, drainPhase, endToEndPhas
 import { mediaReport, mediaScenario } from './hub-media.mjs';
 import { recoveryReport, recoveryScenario } from './hub-recovery.mjs';
 import {
+  capacityLines,
   checkFailed,
   commandsTable,
   comparisonTable,
@@ -158,6 +159,7 @@ async function main() {
   console.log(`${phaseNotes({ bare, switchboard: hub })}\n`);
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
+  console.log(`${capacityLines(hub)}\n`);
   console.log(`${recoveryReport(recovery)}\n`);
   console.log(`${mediaReport(media)}\n`);
   console.log(`${toolsReport(tools)}\n`);

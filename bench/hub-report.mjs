@@ -214,6 +214,48 @@ export function checkFailed(check) {
 }
 
 /**
+ * The capacity model (issue 22 item 7), from the end-to-end phase's CPU per message: messages/s
+ * one core of each process kind carries, then what 1, 3 and 10 Redis masters carry with `shards`
+ * shards. A cluster's busiest master serves ceil(shards / masters) of the shards (the shard tags
+ * are spread evenly over the slots; the redis-shards test measured 37.0–38.0 % of the commands on
+ * the busiest of 3 masters with 16 shards, against the 6/16 = 37.5 % this predicts), so the hub
+ * runs out when that master's core does; the worker cores it takes to keep up follow. On a
+ * cluster a message costs more Redis work than here (more queues polled, MOVED-aware clients):
+ * read the table as an upper bound.
+ * @param {SystemResult} hub
+ * @param {number} shards
+ */
+export function capacityLines(hub, shards = 16) {
+  const e2e = hub.endToEnd;
+  const perCore = (name) => 1000 / cpuPerMessage(e2e, name);
+  const redis = perCore('redis');
+  const worker = perCore('worker');
+  const api = 1000 / cpuPerMessage(hub.accept, 'api');
+  const rows = [1, 3, 10].map((masters) => {
+    const busiest = masters === 1 ? 1 : Math.ceil(shards / masters) / shards;
+    const ceiling = redis / busiest;
+    return [
+      String(masters),
+      masters === 1 ? '1 (all)' : `${Math.ceil(shards / masters)}/${shards} = ${(busiest * 100).toFixed(1)} %`,
+      rate(ceiling),
+      fixed(1)(ceiling / worker),
+      fixed(1)(ceiling / api),
+    ];
+  });
+  return [
+    'Capacity (from (c) end-to-end; one busy core each):',
+    '',
+    `- one Redis core: ${rate(redis)} messages/s; one worker core: ${rate(worker)}; one API core (accepts): ${rate(api)}`,
+    '',
+    markdownTable(
+      ['Redis masters', 'busiest master carries', 'messages/s (Redis-bound)', 'worker cores to keep up', 'API cores to keep up'],
+      rows,
+      ['r', 'l', 'r', 'r', 'r'],
+    ),
+  ].join('\n');
+}
+
+/**
  * The targets, each PASS, FAIL or VOID (its phase had errors, was cut short, or CPU could not be
  * read). CPU and commands are judged on the end-to-end phase (everything running, each message's
  * whole life), API CPU on the accept phase; the other phase's figure is shown alongside.
