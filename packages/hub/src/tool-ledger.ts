@@ -102,13 +102,13 @@ export class ToolLedger {
   /** Records step `step`'s request for tools unless a run did before; returns the recorded one. */
   async recordStep(jobId: string, step: number, message: ToolStep): Promise<ToolStep> {
     const recorded = await this.setOnce(jobId, `${step}`, message);
-    return toolStepSchema.safeParse(recorded).data ?? message;
+    return recorded === message ? message : (toolStepSchema.safeParse(recorded).data ?? message);
   }
 
   /** Records the result of step `step`'s `index`-th call unless a run did before; returns the recorded one. */
   async recordResult(jobId: string, step: number, index: number, result: ToolResult): Promise<ToolResult> {
     const recorded = await this.setOnce(jobId, `${step}:${index}`, result);
-    return toolResultSchema.safeParse(recorded).data ?? result;
+    return recorded === result ? result : (toolResultSchema.safeParse(recorded).data ?? result);
   }
 
   /** The job waits for a decision on this call (the worker then moves it to delayed until `until`). */
@@ -128,7 +128,7 @@ export class ToolLedger {
   /** Records a decision on the call the job waits on, unless one was made; returns the one that counts. */
   async decide(jobId: string, key: string, decision: Decision): Promise<Decision> {
     const recorded = await this.setOnce(jobId, `${key}:approval`, decision);
-    return decisionSchema.safeParse(recorded).data ?? decision;
+    return recorded === decision ? decision : (decisionSchema.safeParse(recorded).data ?? decision);
   }
 
   private setOnce(jobId: string, key: string, value: unknown): Promise<unknown> {
@@ -136,11 +136,16 @@ export class ToolLedger {
   }
 }
 
-/** Sets a field of a job's hash to `value` (JSON) unless it is set; returns what is there (this value or the first run's). */
+/**
+ * Sets a field of a job's hash to `value` (JSON) unless it is set; returns what is there: `value`
+ * itself when this call set it (callers compare with `===` to skip validating their own value),
+ * else the first run's entry as JSON, for the caller's schema.
+ */
 export async function setFieldOnce(redis: HubRedis, hash: string, field: string, value: unknown): Promise<unknown> {
-  // One round trip, one key: set if absent, then read what is there.
-  const results = await redis.multi().hsetnx(hash, field, JSON.stringify(value)).hget(hash, field).exec();
-  const stored = results?.[1]?.[1];
+  // One command in the common case. Only when a run got there first is the field read: it is never
+  // changed once set, so that read sees the first run's entry (or nothing, the job being gone).
+  if ((await redis.hsetnx(hash, field, JSON.stringify(value))) === 1) return value;
+  const stored = await redis.hget(hash, field);
   return typeof stored === 'string' ? parseRecordedJson(stored) : value;
 }
 

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '@switchboard/config';
 import type { McpServerState } from '@switchboard/protocol';
+import { mcpFetch } from './mcp-fetch.js';
 import { type OfferedTool, offeredTools, type ToolInfo } from './offered-tools.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutput, toolError, toolOutput } from './tool-output.js';
 
@@ -99,6 +100,8 @@ class ServerConnection {
   private retryMs: number;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** A Streamable HTTP server's requests, on a keep-alive pool of its own (mcp-fetch.ts). */
+  private http: ReturnType<typeof mcpFetch> | null = null;
 
   constructor(
     readonly name: string,
@@ -177,7 +180,11 @@ class ServerConnection {
   private transport(): Transport {
     const config = this.config;
     if ('url' in config) {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      this.http ??= mcpFetch();
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: this.http.fetch,
+      });
     }
     return new StdioClientTransport({
       command: config.command,
@@ -249,6 +256,7 @@ class ServerConnection {
     const client = this.client;
     this.client = null;
     await client?.close().catch(() => {});
+    await this.http?.close().catch(() => {});
   }
 }
 
