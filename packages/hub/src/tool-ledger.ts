@@ -101,14 +101,12 @@ export class ToolLedger {
 
   /** Records step `step`'s request for tools unless a run did before; returns the recorded one. */
   async recordStep(jobId: string, step: number, message: ToolStep): Promise<ToolStep> {
-    const recorded = await this.setOnce(jobId, `${step}`, message);
-    return recorded === message ? message : (toolStepSchema.safeParse(recorded).data ?? message);
+    return this.setOnce(jobId, `${step}`, message, toolStepSchema);
   }
 
   /** Records the result of step `step`'s `index`-th call unless a run did before; returns the recorded one. */
   async recordResult(jobId: string, step: number, index: number, result: ToolResult): Promise<ToolResult> {
-    const recorded = await this.setOnce(jobId, `${step}:${index}`, result);
-    return recorded === result ? result : (toolResultSchema.safeParse(recorded).data ?? result);
+    return this.setOnce(jobId, `${step}:${index}`, result, toolResultSchema);
   }
 
   /** The job waits for a decision on this call (the worker then moves it to delayed until `until`). */
@@ -127,26 +125,25 @@ export class ToolLedger {
 
   /** Records a decision on the call the job waits on, unless one was made; returns the one that counts. */
   async decide(jobId: string, key: string, decision: Decision): Promise<Decision> {
-    const recorded = await this.setOnce(jobId, `${key}:approval`, decision);
-    return recorded === decision ? decision : (decisionSchema.safeParse(recorded).data ?? decision);
+    return this.setOnce(jobId, `${key}:approval`, decision, decisionSchema);
   }
 
-  private setOnce(jobId: string, key: string, value: unknown): Promise<unknown> {
-    return setFieldOnce(this.redis, this.queue.toKey(jobId), `${JOB_FIELDS.toolPrefix}${key}`, value);
+  private setOnce<T>(jobId: string, key: string, value: T, schema: z.ZodType<T>): Promise<T> {
+    return setFieldOnce(this.redis, this.queue.toKey(jobId), `${JOB_FIELDS.toolPrefix}${key}`, value, schema);
   }
 }
 
 /**
  * Sets a field of a job's hash to `value` (JSON) unless it is set; returns what is there: `value`
- * itself when this call set it (callers compare with `===` to skip validating their own value),
- * else the first run's entry as JSON, for the caller's schema.
+ * itself when this call set it (not validated again), else the first run's entry if `schema`
+ * accepts it, else `value`.
  */
-export async function setFieldOnce(redis: HubRedis, hash: string, field: string, value: unknown): Promise<unknown> {
+export async function setFieldOnce<T>(redis: HubRedis, hash: string, field: string, value: T, schema: z.ZodType<T>): Promise<T> {
   // One command in the common case. Only when a run got there first is the field read: it is never
   // changed once set, so that read sees the first run's entry (or nothing, the job being gone).
   if ((await redis.hsetnx(hash, field, JSON.stringify(value))) === 1) return value;
   const stored = await redis.hget(hash, field);
-  return typeof stored === 'string' ? parseRecordedJson(stored) : value;
+  return typeof stored === 'string' ? (schema.safeParse(parseRecordedJson(stored)).data ?? value) : value;
 }
 
 /** A recorded field's JSON, or undefined when it is not JSON (callers validate it with their schema). */

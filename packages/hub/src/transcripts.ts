@@ -28,7 +28,6 @@ export class Transcripts {
 
   /** Records the transcript of the message's `index`-th file unless a run did before; returns the recorded one. */
   async record(jobId: string, index: number, heard: Heard): Promise<Heard> {
-    const recorded = await setFieldOnce(this.redis, this.queue.toKey(jobId), `${JOB_FIELDS.heardPrefix}${index}`, heard);
-    return recorded === heard ? heard : (heardSchema.safeParse(recorded).data ?? heard);
+    return setFieldOnce(this.redis, this.queue.toKey(jobId), `${JOB_FIELDS.heardPrefix}${index}`, heard, heardSchema);
   }
 }
