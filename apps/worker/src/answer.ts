@@ -15,9 +15,22 @@ import { answerWithTools, recordToolAnswer } from './tool-loop.js';
 export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
   const recorded = (await recordedReply(deps, job, earlier)) ?? (await fixedReply(deps, job));
   if (recorded) return recorded;
+  return answerTurn(deps, job, signal, (turn) => modelReply(deps, job, turn, signal));
+}
+
+/**
+ * The user's turn answered by `answer` (the whole reply, or the live one), or refused: a file the
+ * bot cannot use, or images the model rejected (`cannotSee`), is a polite refusal recorded instead.
+ */
+export async function answerTurn(
+  deps: WorkerDeps,
+  job: MessageJob,
+  signal: AbortSignal,
+  answer: (turn: ModelTurn) => Promise<Reply>,
+): Promise<Reply> {
   const turn = await userTurn(deps, job, signal);
   if ('refused' in turn) return refusedReply(deps, job, turn);
-  return modelReply(deps, job, turn, signal).catch((err) => refusedReply(deps, job, cannotSee(deps, job, turn.content, err)));
+  return answer(turn).catch((err) => refusedReply(deps, job, cannotSee(deps, job, turn.content, err)));
 }
 
 /** The model's reply to the turn (through the tool loop when the hook has tools), recorded with the exchange. */

@@ -2,10 +2,10 @@ import type { LiveReply } from '@switchboard/channels';
 import type { ExchangeState, Reply } from '@switchboard/hub';
 import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { CallContext } from '@switchboard/providers';
-import { fixedReply, promptFor, recordedReply, refusedReply } from './answer.js';
+import { answerTurn, fixedReply, promptFor, recordedReply } from './answer.js';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
-import { cannotSee, type ModelTurn, userTurn } from './media/user-turn.js';
+import type { ModelTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { PacedUpdates } from './paced-updates.js';
 import { answerWithTools, recordToolAnswer } from './tool-loop.js';
@@ -58,11 +58,7 @@ async function streamReply(
   log: (message: string, meta?: Record<string, unknown>) => void,
 ): Promise<Reply> {
   live.thinking();
-  const turn = await userTurn(deps, job, signal);
-  if ('refused' in turn) return refusedReply(deps, job, turn);
-  return streamModelReply(deps, job, live, turn, signal, log).catch((err) =>
-    refusedReply(deps, job, cannotSee(deps, job, turn.content, err)),
-  );
+  return answerTurn(deps, job, signal, (turn) => streamModelReply(deps, job, live, turn, signal, log));
 }
 
 async function streamModelReply(
