@@ -1,5 +1,5 @@
 import { type Env, loadSettings, type Settings } from '@switchboard/config';
-import { createHubs, JOB_FIELDS, retryJobOptions, SHARD_MARK, type ShardedHub } from '@switchboard/hub';
+import { createHubs, JOB_FIELDS, retryJobOptions, type ShardedHub, unshardedJobId } from '@switchboard/hub';
 import { conversationKey, type QueuedMessage } from '@switchboard/protocol';
 import { type RedisClient, type StateKeys, stateKeys, WorkerRegistry } from '@switchboard/state';
 import type { Cluster } from 'ioredis';
@@ -260,7 +260,7 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
     jobs.sort((a, b) => a.place - b.place || a.timestamp - b.timestamp);
     const hub = toHubs.forConversation(conversation);
     for (const job of jobs) {
-      const id = hub.jobId(baseJobId(job.id, fromHubs.shards.length));
+      const id = hub.jobId(unshardedJobId(job.id, fromHubs.shards.length));
       if ((await hub.redis.exists(hub.queue.toKey(id))) === 1) {
         counts.skipped++;
         continue;
@@ -304,11 +304,4 @@ function isPipelineField(name: string): boolean {
     name === JOB_FIELDS.awaiting ||
     name.startsWith(JOB_FIELDS.toolPrefix)
   );
-}
-
-/** A job id without the shard mark the source layout gave it (`<id>~<n>`, when it had several shards). */
-function baseJobId(id: string, shards: number): string {
-  if (shards <= 1) return id;
-  const mark = id.lastIndexOf(SHARD_MARK);
-  return mark < 0 ? id : id.slice(0, mark);
 }

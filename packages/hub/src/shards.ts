@@ -61,6 +61,13 @@ export function shardedJobId(id: string, shard: number, count: number): string {
   return count > 1 ? `${id}${SHARD_MARK}${shard}` : id;
 }
 
+/** A job id without the shard mark `shardedJobId` gave it (`<id>~<n>`, when there were several shards). */
+export function unshardedJobId(jobId: string, count: number): string {
+  if (count <= 1) return jobId;
+  const mark = jobId.lastIndexOf(SHARD_MARK);
+  return mark < 0 ? jobId : jobId.slice(0, mark);
+}
+
 /** The shard named by a job id; 0 when it names none (then a look-up finds nothing in a sharded deployment). */
 export function shardOfJob(jobId: string, count: number): number {
   if (count <= 1) return 0;
