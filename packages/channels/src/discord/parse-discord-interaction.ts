@@ -18,7 +18,6 @@ const EPHEMERAL = 64;
 
 const interactionTypeSchema = z.looseObject({ type: z.int() });
 
-/** Loose: interactions carry guild, locale, permissions, entitlements… none of which matter here. */
 /** A command option; subcommands (type 1) and groups (type 2) hold options of their own. */
 interface CommandOption {
   type: number;
@@ -62,6 +61,7 @@ const attachmentSchema = z.looseObject({
   duration_secs: z.number().nonnegative().optional(),
 });
 
+/** Loose: interactions carry guild, locale, permissions, entitlements… none of which matter here. */
 const commandSchema = z.looseObject({
   id: z.string().min(1),
   token: z.string().min(1),

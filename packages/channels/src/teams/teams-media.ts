@@ -7,9 +7,9 @@ import { type TeamsAppConfig, teamsAccessToken, teamsApp } from './teams-access-
 /**
  * Microsoft's hosts a pasted image's `contentUrl` may be on and the bot's Connector token may go
  * to: the Connector (smba.trafficmanager.net), Skype's media service (*.asm.skype.com), the Bot
- * Framework, and Teams' own.
+ * Framework, and Microsoft's own (teams.microsoft.com among them: subdomains are included).
  */
-const MICROSOFT_FILE_DOMAINS = ['trafficmanager.net', 'skype.com', 'botframework.com', 'microsoft.com', 'teams.microsoft.com'];
+const MICROSOFT_FILE_DOMAINS = ['trafficmanager.net', 'skype.com', 'botframework.com', 'microsoft.com'];
 
 /** How a reference says the download needs the bot's token (an inline image's `contentUrl`). */
 const WITH_TOKEN = 'bearer:';

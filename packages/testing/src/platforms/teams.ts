@@ -44,12 +44,14 @@ export interface BotFramework {
   /**
    * An image pasted into a message: its `contentUrl` on the Connector
    * (`/v3/attachments/{id}/views/original`), served only with a token the fake issued, as the
-   * Connector's attachment views are.
+   * Connector's attachment views are
+   * (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/bots-filesv4, inline images).
    */
   addInlineImage(bytes: Buffer, contentType: string): string;
   /**
    * A file sent in a personal chat: its `content.downloadUrl`, pre-authenticated (served without a
-   * token), as Teams' `application/vnd.microsoft.teams.file.download.info` attachment carries it.
+   * token), as Teams' `application/vnd.microsoft.teams.file.download.info` attachment carries it
+   * (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/bots-filesv4).
    */
   addFileDownload(bytes: Buffer): string;
   /** A Connector JWT for an activity, signed with the issuer's key (`foreign`: a key the JWKS does not hold). */

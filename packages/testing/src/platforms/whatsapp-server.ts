@@ -9,7 +9,8 @@ import { graphError, type WhatsAppSendResult } from './whatsapp.js';
  * customer-service window — a free-form message to a customer who has not written within 24
  * hours is refused with error 131047 "Re-engagement message". `GET /{version}/{phone_number_id}`
  * answers the number's details (the credential check). Media customers sent are served the
- * two-step way Meta documents (…/cloud-api/reference/media): `GET /{version}/{media-id}` answers
+ * two-step way Meta documents
+ * (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-phone-numbers/media/): `GET /{version}/{media-id}` answers
  * `{messaging_product, url, mime_type, sha256, file_size, id}`, and the `url` (Meta's
  * lookaside.fbsbx.com `/whatsapp_business/attachments/?mid=…`, here on this server) gives the
  * bytes — both only with the access token.
