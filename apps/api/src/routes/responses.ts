@@ -17,7 +17,7 @@ const named = (event: { type?: unknown }) => String(event.type);
  * and the cache work as they do for chat. `mcp` tools are run here (services/responses-mcp.ts):
  * such a request is never answered from the cache, its tools having side effects.
  */
-export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps, 'settings' | 'tools'>): void {
+export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps, 'settings' | 'tools' | 'mcpServers'>): void {
   router.post('/v1/responses', async (ctx) => {
     const { limits } = deps.settings.config;
     const request = parseBody(responsesRequestSchema, ctx.request.body, limits.maxJsonDepth, '"model" and "input"');
@@ -25,7 +25,7 @@ export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps,
       throw tooManyMessages(limits.maxMessages, 'input');
     const mcp = mcpToolsOf(request).length > 0;
     const grants = (ctx.state.client as ApiClient | undefined)?.tools ?? [];
-    if (mcp) checkMcpTools(request, grants, Object.keys(deps.settings.config.mcpServers));
+    if (mcp) checkMcpTools(request, grants, deps.mcpServers.names);
     await v1Call(ctx, deps, {
       endpoint: mcp ? null : 'responses',
       modelKind: 'chat',

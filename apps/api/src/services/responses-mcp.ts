@@ -93,14 +93,12 @@ async function offer(
 ): Promise<{ offered: Map<string, OfferedTool>; lists: ResponseMcpListToolsItem[] }> {
   const named = mcpToolsOf(request).map(({ tool }) => tool);
   await tools.ready(named.map((tool) => tool.server_label));
-  const all = tools.offer(grants);
+  const all = [...tools.offer(grants).values()];
   const connected = new Set(tools.states().flatMap((state) => (state.connected ? [state.name] : [])));
   const offered = new Map<string, OfferedTool>();
   const lists = named.map((mcp): ResponseMcpListToolsItem => {
     const allowed = Array.isArray(mcp.allowed_tools) ? mcp.allowed_tools : (mcp.allowed_tools?.tool_names ?? null);
-    const mine = [...all.values()].filter(
-      (tool) => tool.server === mcp.server_label && (allowed === null || allowed.includes(tool.tool)),
-    );
+    const mine = all.filter((tool) => tool.server === mcp.server_label && (allowed === null || allowed.includes(tool.tool)));
     for (const tool of mine) offered.set(tool.name, tool);
     return {
       id: itemId('mcpl'),
