@@ -9,7 +9,7 @@ import {
   type ToolStep,
 } from '@switchboard/hub';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '@switchboard/protocol';
-import { asFunctionTool, capped, isGranted, type OfferedTool, toolArguments } from '@switchboard/tools';
+import { ARGUMENTS_NOT_AN_OBJECT, asFunctionTool, capped, isGranted, type OfferedTool, toolArguments } from '@switchboard/tools';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import type { MessageJob } from './message-job.js';
@@ -198,7 +198,7 @@ async function runCall(
   if (!tool || !deps.tools)
     return { text: `Error: the tool '${call.function.name}' is not available to this bot.`, isError: true };
   const args = toolArguments(call.function.arguments);
-  if (!args) return { text: 'Error: the arguments must be a JSON object.', isError: true };
+  if (!args) return ARGUMENTS_NOT_AN_OBJECT;
   onTool(tool.tool);
   return deps.tools.call(tool.server, tool.tool, args, signal);
 }

@@ -25,7 +25,7 @@ import {
   toChatRequest,
   toResponseUsage,
 } from '@switchboard/providers';
-import { asFunctionTool, type McpServers, type OfferedTool, toolArguments } from '@switchboard/tools';
+import { ARGUMENTS_NOT_AN_OBJECT, asFunctionTool, type McpServers, type OfferedTool, toolArguments } from '@switchboard/tools';
 
 /**
  * `mcp` tools on POST /v1/responses, run by the API process as OpenAI runs remote MCP servers:
@@ -246,9 +246,7 @@ async function* run(
   yield out.event('response.mcp_call_arguments.done', { ...at, arguments: item.arguments });
   yield out.event('response.mcp_call.in_progress', at);
   const args = toolArguments(call.arguments);
-  const result = args
-    ? await tools.call(tool.server, tool.tool, args, signal)
-    : { text: 'Error: the arguments must be a JSON object.', isError: true };
+  const result = args ? await tools.call(tool.server, tool.tool, args, signal) : ARGUMENTS_NOT_AN_OBJECT;
   if (result.isError) Object.assign(item, { status: 'failed', error: result.text });
   else Object.assign(item, { status: 'completed', output: result.text });
   yield out.event(result.isError ? 'response.mcp_call.failed' : 'response.mcp_call.completed', at);
