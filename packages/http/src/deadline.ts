@@ -43,6 +43,16 @@ export class Deadline {
   clear(): void {
     clearTimeout(this.#timer);
   }
+
+  /**
+   * Done with the request (its body read or given up): stops the timer and lets go of the parent,
+   * so calls made one after another under one parent (a tool loop's model calls under the
+   * request's or job's signal) do not each leave a listener on it until it ends.
+   */
+  release(): void {
+    this.clear();
+    this.#parent?.removeEventListener('abort', this.#onParentAbort);
+  }
 }
 
 /** The abort reason of a `Deadline`: never shown to a client, mapped by the caller. */

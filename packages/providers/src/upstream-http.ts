@@ -96,6 +96,7 @@ async function post(
         bodyTimeout: target.timeoutMs,
       });
     } catch (err) {
+      deadline.release();
       const error = deadline.expired && !options.signal.aborted ? timedOut(target) : transportError(target, err);
       const retryable = error instanceof AppError && error.code === 'upstream_unreachable';
       const delay = retryable && retriesLeft ? retryDelayMs(attempt, undefined) : null;
@@ -106,8 +107,12 @@ async function post(
     } finally {
       deadline.clear();
     }
-    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      response.body.once('close', () => deadline.release()); // read to its end, failed or cancelled
+      return response;
+    }
     const text = await readText(target, response.body, 64 * 1024).catch(() => '');
+    deadline.release();
     const retryAfter = firstHeader(response.headers['retry-after']);
     const delay = isRetryableStatus(response.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
     if (delay === null)
