@@ -4,6 +4,7 @@ import {
   sendJson,
   TELEGRAM_SECRET_HEADER,
   telegramSentMessage,
+  telegramTopicMessage,
   telegramUpdate,
 } from '@switchboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +136,43 @@ describe('Telegram hooks', () => {
       200,
     );
     await eventually(() => expect(texts(sentTo(-1005))).toEqual(['reply to: first elsewhere (history: 0)']), 200);
+  });
+
+  it('remembers each forum topic apart, while General and replies in a group without topics share the chat', async () => {
+    const forum = -1016;
+    const inTopic = (text: string, topic?: number) => {
+      seq++;
+      const fields = { text, message_id: seq, chat: { id: forum, type: 'supergroup', is_forum: true } };
+      // General's messages carry no topic (https://core.telegram.org/bots/api#message: is_topic_message).
+      const message = topic === undefined ? telegramUpdate(fields).message : telegramTopicMessage(topic, fields);
+      return telegramUpdate(message, { update_id: 500_000 + seq });
+    };
+    await send(inTopic('ten first', 10));
+    await send(inTopic('eleven first', 11));
+    await send(inTopic('ten again', 10));
+    await send(inTopic('general first'));
+    await send(inTopic('general again'));
+    const inThread = (topic: number | undefined) =>
+      texts(sentTo(forum).filter((r) => (r.json as { message_thread_id?: number }).message_thread_id === topic));
+    await eventually(() => {
+      expect(inThread(10)).toEqual(['reply to: ten first (history: 0)', 'reply to: ten again (history: 2)']);
+      expect(inThread(11)).toEqual(['reply to: eleven first (history: 0)']);
+      expect(inThread(undefined)).toEqual(['reply to: general first (history: 0)', 'reply to: general again (history: 2)']);
+    }, 200);
+
+    // In a group without topics a reply carries the thread it answers as message_thread_id, no topic.
+    await send(update('plain first', -1017));
+    seq++;
+    await send(
+      telegramUpdate(
+        { text: 'a reply', message_id: seq, message_thread_id: seq - 1, chat: { id: -1017, type: 'supergroup' } },
+        { update_id: 500_000 + seq },
+      ),
+    );
+    await eventually(
+      () => expect(texts(sentTo(-1017))).toEqual(['reply to: plain first (history: 0)', 'reply to: a reply (history: 2)']),
+      200,
+    );
   });
 
   it('retries a 429 with parameters.retry_after and delivers the reply once', async () => {

@@ -36,6 +36,17 @@ describe('parseTelegramUpdate', () => {
   it('names no topic for a reply in a group without topics (its message_thread_id is the reply thread)', () => {
     const inbound = parseTelegramUpdate(telegramUpdate({ message_thread_id: 40 }));
     expect(inbound.kind === 'message' && inbound.message.replyTo).toEqual({ chat_id: -100_987_654_321, message_id: 42 });
+    expect(inbound.kind === 'message' && inbound.message.conversation).toBe('-100987654321');
+  });
+
+  it("keys a forum topic's messages to a conversation of their own; General keeps the chat's", () => {
+    const conversation = (message: Record<string, unknown>) => {
+      const inbound = parseTelegramUpdate(telegramUpdate(message));
+      return inbound.kind === 'message' ? inbound.message.conversation : undefined;
+    };
+    expect(conversation(telegramTopicMessage(77))).toBe('-100987654321:77');
+    expect(conversation(telegramTopicMessage(78))).toBe('-100987654321:78');
+    expect(conversation({ chat: { id: -100_987_654_321, type: 'supergroup', is_forum: true } })).toBe('-100987654321');
   });
 
   it('treats /start as ordinary text', () => {

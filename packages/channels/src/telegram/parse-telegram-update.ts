@@ -87,6 +87,7 @@ export function parseTelegramUpdate(body: unknown, options: TelegramParseOptions
       ? { ...sent, text: sent.caption, entities: sent.caption_entities }
       : sent;
   const media = mediaOf(message);
+  const topic = message.is_topic_message ? message.message_thread_id : undefined;
   if (!message.from || ((message.text === undefined || message.text.trim() === '') && media.length === 0)) {
     return { kind: 'answer', answer: okAnswer() };
   }
@@ -100,16 +101,16 @@ export function parseTelegramUpdate(body: unknown, options: TelegramParseOptions
       ...(message.from.first_name ? { fromName: message.from.first_name } : {}),
       place: message.chat.type === 'private' ? 'direct' : 'group',
       addressed: addressesBot(message, options),
-      conversation: String(message.chat.id),
+      // Each forum topic is a conversation of its own, as a Slack thread is; General and chats
+      // without topics keep the chat's id, the key they always had.
+      conversation: topic === undefined ? String(message.chat.id) : `${message.chat.id}:${topic}`,
       dedupeKey: String(update.update_id),
       // In a forum topic every piece of the reply names the topic (only the first is a reply,
       // and a message that is no reply without `message_thread_id` lands in General).
       replyTo: {
         chat_id: message.chat.id,
         message_id: message.message_id,
-        ...(message.is_topic_message && message.message_thread_id !== undefined
-          ? { message_thread_id: message.message_thread_id }
-          : {}),
+        ...(topic === undefined ? {} : { message_thread_id: topic }),
       },
     },
     ack: () => okAnswer(),
