@@ -20,6 +20,8 @@ import {
   startOpenAIUpstream,
   startPrivateCluster,
   startPrivateRedis,
+  transcriptionsHandler,
+  wavFile,
 } from '@switchboard/testing';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +48,8 @@ const clients: RedisClient[] = [];
 beforeAll(async () => {
   [source, target] = await Promise.all([startPrivateRedis(), startPrivateRedis()]);
   // The reply names the message and how many messages of the conversation the model was given.
-  upstream = await startOpenAIUpstream((req, res) => {
+  upstream = await startOpenAIUpstream((req, res, raw) => {
+    if (req.url.endsWith('/audio/transcriptions')) return transcriptionsHandler(req, res, raw);
     const messages = (req.json as { messages: { role: string }[] }).messages.filter((m) => m.role !== 'system');
     sendJson(res, 200, completionBody('gpt-4o-mini', `re: ${lastUserText(req)} (${messages.length})`));
   });
@@ -56,8 +59,17 @@ beforeAll(async () => {
     join(dir, 'config.json'),
     JSON.stringify({
       defaultModel: 'up/gpt-4o-mini',
-      providers: { up: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'] } },
-      hooks: { support: { type: 'generic', token: 'hook-token-0123456789', replyUrl: `${receiver.url}/inbox`, stream: false } },
+      providers: { up: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['gpt-4o-mini'], audioModels: ['whisper-1'] } },
+      hooks: {
+        support: { type: 'generic', token: 'hook-token-0123456789', replyUrl: `${receiver.url}/inbox`, stream: false },
+        voice: {
+          type: 'generic',
+          token: 'hook-token-0123456789',
+          replyUrl: `${receiver.url}/inbox`,
+          stream: false,
+          media: { audio: 'up/whisper-1' },
+        },
+      },
       worker: { attempts: 3, backoffMs: 10, orderRecheckMs: 100 },
     }),
   );
@@ -218,6 +230,42 @@ describe('npm run migrate', () => {
     const worker = runWorker(to);
     try {
       await eventually(() => expect(deliveredIn('hal')).toEqual(['re: hal one (1)', 're: hal two (3)']));
+    } finally {
+      await worker.stop();
+      await toHubs.close();
+    }
+  });
+
+  it("carries what a job recorded: a voice note's transcript is not transcribed again, a reply not asked for again", async () => {
+    seen = receiver.requests.length;
+    const from = layoutSettings(env('sbmigrate-heard'), { url: source.url });
+    const to = layoutSettings(env('sbmigrate-heard'), { url: target.url, shards: 2 });
+    const [fromRedis, toRedis] = [connect(from), connect(to)];
+    const fromHubs = createHubs(fromRedis, from);
+    const note = { kind: 'audio', ref: `data:audio/wav;base64,${wavFile(4000).toString('base64')}`, name: 'note.wav' } as const;
+    const accepted = await acceptMessage(fromHubs, 'voice', { ...message('ivy', ''), media: [note] });
+    // What a run that transcribed the note and was then killed left on the job.
+    const conversation = conversationKey('voice', 'ivy');
+    await fromHubs
+      .forConversation(conversation)
+      .transcripts.record(accepted.jobId, 0, { text: 'ivy said: book a table', memo: '[voice 0:01] ivy said: book a table' });
+    // A reply recorded by a run killed before delivering it.
+    const answered = await acceptMessage(fromHubs, 'support', message('jay', 'jay asks'));
+    const reply = { text: 'recorded for jay', model: 'gpt-4o-mini', created: 1_764_000_000 };
+    await fromHubs
+      .forConversation(conversationKey('support', 'jay'))
+      .exchange.record(answered.jobId, conversationKey('support', 'jay'), 'jay asks', reply);
+    await fromHubs.close();
+    const transcriptions = () => upstream.requests.filter((r) => r.url.endsWith('/audio/transcriptions')).length;
+    const before = transcriptions();
+
+    expect(await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis })).toMatchObject({ jobs: 2 });
+    const toHubs = createHubs(toRedis, to);
+    const worker = runWorker(to);
+    try {
+      await eventually(() => expect(delivered().sort()).toEqual(['re: ivy said: book a table (1)', 'recorded for jay']));
+      expect(transcriptions()).toBe(before);
+      expect(upstream.requests.filter((r) => r.url.endsWith('/chat/completions') && lastUserText(r) === 'jay asks')).toEqual([]);
     } finally {
       await worker.stop();
       await toHubs.close();

@@ -18,8 +18,9 @@ import type { Cluster } from 'ioredis';
  *   re-added to the conversation's new shard queue, same data, under the new layout's id (the
  *   shard mark replaced), lined up in the conversation's new line in the old order (the old line's
  *   order; jobs not in it, e.g. an operator's retry, after those by when they were accepted). The
- *   pipeline's own fields on the job (a recorded reply, pieces delivered, the tool ledger) go with
- *   it, so a reply already recorded is delivered, not asked for again. Lining up claims the
+ *   pipeline's own fields on the job (a recorded reply, pieces delivered, the tool ledger, voice
+ *   notes' transcripts) go with it and the moved job runs as a re-run, which replays them: a reply
+ *   already recorded is delivered, not asked for again; a voice note is not transcribed again. Lining up claims the
  *   message's dedupe key under its new id (the enqueue script), so a platform's late retry is a
  *   duplicate. The attempts made are not carried: the new job starts with all its attempts.
  * - Not copied: finished jobs, failed jobs, feeds, the delivery-events queue, rate windows,
@@ -288,20 +289,24 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           removeOnFail: { age: retention * 7, count: hub.keepJobs },
         },
       );
-      if (Object.keys(job.fields).length) await hub.redis.hset(hub.queue.toKey(id), job.fields);
+      // A job that ran before goes on as a re-run, which reads what earlier runs recorded (a first
+      // run reads nothing): `ats` is BullMQ's attemptsStarted (Job.fromJSON reads it, the move to
+      // active adds one), so the new deployment's first run is its second start. Attempts made
+      // (`atm`) are not carried: the job keeps all its attempts.
+      if (Object.keys(job.fields).length) await hub.redis.hset(hub.queue.toKey(id), { ...job.fields, ats: 1 });
       if (waits) await hub.order.wakeIfFirst(conversation, id);
     }
   }
 }
 
-/** The pipeline's own fields of a job hash, which go with the job (not `sbDone`: an unfinished job is not done). */
+/**
+ * The pipeline's fields a job carries: every one JOB_FIELDS names (a name ending in `:` is a
+ * prefix: the tool ledger's `sbTool:…`, the transcripts' `sbHeard:<i>`), so a field added there
+ * moves with the job; not `sbDone` (an unfinished job is not done) nor `sbRejoin` (the move lines
+ * the job up anew).
+ */
+const CARRIED_FIELDS = Object.values(JOB_FIELDS).filter((name) => name !== JOB_FIELDS.done && name !== JOB_FIELDS.rejoin);
+
 function isPipelineField(name: string): boolean {
-  if (name === JOB_FIELDS.done || name === JOB_FIELDS.rejoin) return false;
-  return (
-    name === JOB_FIELDS.reply ||
-    name === JOB_FIELDS.delivered ||
-    name === JOB_FIELDS.live ||
-    name === JOB_FIELDS.awaiting ||
-    name.startsWith(JOB_FIELDS.toolPrefix)
-  );
+  return CARRIED_FIELDS.some((field) => (field.endsWith(':') ? name.startsWith(field) : name === field));
 }
