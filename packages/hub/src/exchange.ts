@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { HubRedis } from './commands/index.js';
 import { type HubKeys, JOB_FIELDS } from './keys.js';
+import { parseRecordedJson } from './recorded-json.js';
 
 /**
  * One message's exchange with the model, and the conversation memory it feeds. The reply is
@@ -53,10 +54,10 @@ export class Exchange {
     const items = await this.redis.lrange(this.keys.memory(conversation), -this.memory.maxMessages, -1);
     if (items.length === 0) return [];
     // One parse for the whole memory; entry by entry only when something in it is unreadable.
-    const all = historySchema.safeParse(parseJson(`[${items.join(',')}]`));
+    const all = historySchema.safeParse(parseRecordedJson(`[${items.join(',')}]`));
     if (all.success) return all.data;
     return items.flatMap((item) => {
-      const parsed = memoryMessageSchema.safeParse(parseJson(item));
+      const parsed = memoryMessageSchema.safeParse(parseRecordedJson(item));
       return parsed.success ? [parsed.data] : [];
     });
   }
@@ -155,14 +156,6 @@ export function finalFields(delivered: number): Record<string, number> {
 
 export function readReply(json: string | null | undefined): Reply | null {
   if (!json) return null;
-  const parsed = replySchema.safeParse(parseJson(json));
+  const parsed = replySchema.safeParse(parseRecordedJson(json));
   return parsed.success ? parsed.data : null;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

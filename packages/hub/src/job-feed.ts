@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { HubRedis, RedisClient } from './commands/index.js';
 import type { HubKeys } from './keys.js';
+import { parseRecordedJson } from './recorded-json.js';
 
 /**
  * A job's feed: its reply as it is written, for callers of `GET /hooks/:name/jobs/:id/stream`. The
@@ -76,7 +77,7 @@ export class JobFeeds {
     return entries.flatMap(([id, fields]) => {
       const parsed = entryFieldsSchema.safeParse(fields);
       if (!parsed.success) return [];
-      const data = dataSchema.safeParse(parseJson(parsed.data[3]));
+      const data = dataSchema.safeParse(parseRecordedJson(parsed.data[3]));
       return data.success ? [{ id, event: parsed.data[1], data: data.data }] : [];
     });
   }
@@ -107,13 +108,5 @@ export class FeedWriter {
 
   async append(event: FeedEventName, data: Record<string, unknown>): Promise<void> {
     await this.feeds.append(this.jobId, event, data);
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { readReply } from './exchange.js';
 import type { HubShards } from './hub.js';
 import { JOB_FIELDS } from './keys.js';
+import { parseRecordedJson } from './recorded-json.js';
 import { awaitingSchema } from './tool-ledger.js';
 
 /** What a caller may learn of its message. */
@@ -35,12 +36,12 @@ export async function readJobView(hubs: HubShards, hook: string, id: string): Pr
   if (!results) throw new Error('the job read was aborted');
   const [[hashError, hash], [lockError, locked]] = results as [[Error | null, Record<string, string>], [Error | null, number]];
   if (hashError || lockError) throw hashError ?? lockError;
-  const queued = hash.data ? readQueuedMessage(parseJson(hash.data)) : null;
+  const queued = hash.data ? readQueuedMessage(parseRecordedJson(hash.data)) : null;
   if (!queued || queued.message.hook !== hook) return null;
 
   const finished = hash.finishedOn !== undefined;
   const completed = finished && hash.returnvalue !== undefined;
-  const awaiting = awaitingSchema.safeParse(parseJson(hash[JOB_FIELDS.awaiting] ?? '')).data;
+  const awaiting = awaitingSchema.safeParse(parseRecordedJson(hash[JOB_FIELDS.awaiting] ?? '')).data;
   const waitsForYes =
     !finished && locked !== 1 && awaiting !== undefined && hash[`${JOB_FIELDS.toolPrefix}${awaiting.key}:approval`] === undefined;
   const status = completed
@@ -52,7 +53,7 @@ export async function readJobView(hubs: HubShards, hook: string, id: string): Pr
         : waitsForYes
           ? 'awaiting_approval'
           : 'queued';
-  const result = completed ? jobResultSchema.safeParse(parseJson(hash.returnvalue!)) : null;
+  const result = completed ? jobResultSchema.safeParse(parseRecordedJson(hash.returnvalue!)) : null;
   const reply = result?.success ? result.data.reply : (readReply(hash[JOB_FIELDS.reply])?.text ?? queued.legacy?.reply?.text);
   return {
     id,
@@ -64,12 +65,4 @@ export async function readJobView(hubs: HubShards, hook: string, id: string): Pr
     ...(status === 'failed' && hash.failedReason ? { error: hash.failedReason } : {}),
     attempts: Number(hash.atm ?? hash.attemptsMade ?? 0) || 0,
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

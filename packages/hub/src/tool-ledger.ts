@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { HubRedis } from './commands/index.js';
 import { JOB_FIELDS } from './keys.js';
+import { parseRecordedJson } from './recorded-json.js';
 
 /**
  * A job's tool loop, recorded as it goes so that each tool call is made once per message: the
@@ -144,13 +145,4 @@ export async function setFieldOnce<T>(redis: HubRedis, hash: string, field: stri
   if ((await redis.hsetnx(hash, field, JSON.stringify(value))) === 1) return value;
   const stored = await redis.hget(hash, field);
   return typeof stored === 'string' ? (schema.safeParse(parseRecordedJson(stored)).data ?? value) : value;
-}
-
-/** A recorded field's JSON, or undefined when it is not JSON (callers validate it with their schema). */
-export function parseRecordedJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

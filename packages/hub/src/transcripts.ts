@@ -2,7 +2,8 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { HubRedis } from './commands/index.js';
 import { JOB_FIELDS } from './keys.js';
-import { parseRecordedJson, setFieldOnce } from './tool-ledger.js';
+import { parseRecordedJson } from './recorded-json.js';
+import { setFieldOnce } from './tool-ledger.js';
 
 export const heardSchema = z.object({ text: z.string(), memo: z.string() });
 /** A voice note as text: the transcript the model gets, and what memory keeps (`[voice 0:14] <transcript>`). */
