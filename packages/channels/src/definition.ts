@@ -99,6 +99,8 @@ export interface ChannelDefinition<Schema extends z.ZodObject = z.ZodObject, Typ
 
 /** A channel's buttons. Each function calls the platform with the hook's credentials. */
 export interface ApprovalSide<Config> {
+  /** Whether a hook's config lets the channel ask (Mattermost: its `actionUrl`); without it, as a channel without buttons. Default: yes. */
+  offered?(config: Config): boolean;
   /** Posts the question with Approve / Deny buttons where the message's reply goes; returns the posted message. */
   ask(question: ApprovalQuestion, context: DeliveryContext<Config>): Promise<PromptRef>;
   /**

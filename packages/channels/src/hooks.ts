@@ -89,7 +89,7 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
   const check = channel.checkCredentials;
   const handshake = channel.handshake;
   const media = channel.media;
-  const approvals = channel.approvals;
+  const approvals = channel.approvals && (channel.approvals.offered?.(config) ?? true) ? channel.approvals : undefined;
   const live = channel.live && !('stream' in config && config.stream === false) ? channel.live : undefined;
   const liveLength = Math.min(live?.textLength ?? textLength, textLength);
   const pieceLength = live ? liveLength : textLength;

@@ -7,8 +7,12 @@ import {
   eventually,
   type FakeBotFramework,
   type FakeDiscord,
+  type FakeMattermost,
   type FakeSlack,
   type FakeTelegram,
+  type FakeWhatsApp,
+  formBody,
+  mattermostSlashCommand,
   type SlackMessage,
   slackButtonClick,
   slackInteractionBody,
@@ -16,8 +20,10 @@ import {
   slackSignedHeaders,
   startFakeBotFramework,
   startFakeDiscord,
+  startFakeMattermost,
   startFakeSlack,
   startFakeTelegram,
+  startFakeWhatsApp,
   startTestMcpHttpServer,
   TEAMS_APP_ID,
   TELEGRAM_SECRET_HEADER,
@@ -29,6 +35,10 @@ import {
   telegramUpdate,
   toolCallingModel,
   toolMessages,
+  WHATSAPP_PHONE_NUMBER_ID,
+  whatsappButtonReplyWebhook,
+  whatsappSignature,
+  whatsappTextWebhook,
 } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LiveHarness, startLiveHarness } from '../test-support/start-live-harness.js';
@@ -61,17 +71,31 @@ let telegram: FakeTelegram;
 let mcp: TestMcpHttpServer;
 let discord: FakeDiscord;
 let teams: FakeBotFramework;
+let whatsapp: FakeWhatsApp;
+let mattermost: FakeMattermost;
+const WA_SECRET = 'whatsapp-app-secret-approvals';
+const WA_TOKEN = 'whatsapp-access-token-approvals';
+const WA_ASKER = '16505551234';
+const WA_ASKER2 = '16505554321';
+const WA_OTHER = '16505559999';
+const MM_TOKEN = 'mm-command-token-approvals';
+const MM_BOT = 'mm-bot-token-approvals-0123';
+const MM_ACTION_URL = 'https://switchboard.example/hooks/mm';
+const MM_ASKER = { id: 'h5iz5vlzj3ggzd4bdbrm7xnfho', username: 'ada' };
+const MM_OTHER = { id: 'm9iz5vlzj3ggzd4bdbrm7xnfzz', username: 'mallory' };
 const TEAMS_PASSWORD = 'teams-app-password-approvals';
 const TEAMS_ASKER = { id: '29:1ada-asker', name: 'Ada Lovelace' };
 const TEAMS_OTHER = { id: '29:1mallory-other', name: 'Mallory' };
 
 beforeAll(async () => {
-  [slack, telegram, mcp, discord, teams] = await Promise.all([
+  [slack, telegram, mcp, discord, teams, whatsapp, mattermost] = await Promise.all([
     startFakeSlack({ botToken: SLACK_TOKEN }),
     startFakeTelegram({ botToken: TG_TOKEN }),
     startTestMcpHttpServer({ token: MCP_TOKEN }),
     startFakeDiscord({ applicationId: DISCORD_APP }),
     startFakeBotFramework({ appId: TEAMS_APP_ID, appPassword: TEAMS_PASSWORD }),
+    startFakeWhatsApp({ accessToken: WA_TOKEN, phoneNumberId: WHATSAPP_PHONE_NUMBER_ID }),
+    startFakeMattermost({ botToken: MM_BOT }),
   ]);
   const common = { tools: ['remote'], approve: ['remote/create_ticket'] };
   harness = await startLiveHarness({
@@ -104,6 +128,22 @@ beforeAll(async () => {
         ...common,
       },
       tg: { type: 'telegram', botToken: TG_TOKEN, secretToken: TG_SECRET, apiUrl: telegram.url, ...common },
+      wa: {
+        type: 'whatsapp',
+        appSecret: WA_SECRET,
+        verifyToken: 'whatsapp-verify-approvals',
+        accessToken: WA_TOKEN,
+        apiUrl: whatsapp.url,
+        ...common,
+      },
+      mm: {
+        type: 'mattermost',
+        token: MM_TOKEN,
+        serverUrl: mattermost.url,
+        botToken: MM_BOT,
+        actionUrl: MM_ACTION_URL,
+        ...common,
+      },
       tgBoss: {
         type: 'telegram',
         botToken: TG_TOKEN,
@@ -119,7 +159,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await Promise.all([slack?.close(), telegram?.close(), mcp?.close(), discord?.close(), teams?.close()]);
+  await Promise.all([
+    slack?.close(),
+    telegram?.close(),
+    mcp?.close(),
+    discord?.close(),
+    teams?.close(),
+    whatsapp?.close(),
+    mattermost?.close(),
+  ]);
 });
 
 const made = (title: string) => mcp.tickets.filter((t) => t === title).length;
@@ -538,3 +586,172 @@ function callbackData(message: TelegramMessage, label: string): string {
   if (!button || !('callback_data' in button)) throw new Error(`no '${label}' button`);
   return button.callback_data;
 }
+
+describe('approvals with WhatsApp reply buttons', () => {
+  let seq = 0;
+  const signed = (body: unknown, secret = WA_SECRET) => {
+    const raw = JSON.stringify(body);
+    return harness.post('wa', raw, { 'x-hub-signature-256': whatsappSignature(secret, raw) });
+  };
+  // Each test its own customer: a conversation of its own.
+  async function ask(text: string, from: string) {
+    whatsapp.customerWrote(from);
+    const wamid = `wamid.approvals${++seq}`;
+    expect((await signed(whatsappTextWebhook({ id: wamid, from, text: { body: text } }))).status).toBe(200);
+    const question = await eventually(
+      () => {
+        const found = whatsapp.sent.find((m) => m.replyTo === wamid && m.buttons);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      400,
+      25,
+    );
+    const jobId = `wa-${question.buttons![0]!.id.split(' ')[1]}`;
+    await eventually(async () => expect(await jobState(jobId)).toBe('delayed'), 400, 25);
+    return { question, jobId };
+  }
+  const tap = (
+    question: { id: string; buttons?: { id: string; title: string }[] },
+    title: string,
+    from = WA_ASKER,
+    name = 'Sheena Nelson',
+  ) => whatsappButtonReplyWebhook(question.id, question.buttons!.find((b) => b.title === title)!, from, name);
+
+  it('asks with Approve / Deny reply buttons quoting the message; Approve runs the tool once and says who approved', async () => {
+    const { question, jobId } = await ask('whatsapp approve', WA_ASKER);
+    expect(question).toMatchObject({ to: WA_ASKER, body: 'May I run *create_ticket* with ```{"title":"whatsapp approve"}```?' });
+    expect(question.buttons!.map((b) => b.title)).toEqual(['Approve', 'Deny']);
+
+    const approve = tap(question, 'Approve');
+    expect((await signed(approve, 'not-the-app-secret')).status).toBe(401);
+    expect(await jobState(jobId)).toBe('delayed');
+    expect((await signed(approve)).status).toBe(200);
+    await eventually(
+      () =>
+        expect(whatsapp.sent.map((m) => m.body)).toContain(`tools said: ticket #${mcp.tickets.length} created: whatsapp approve`),
+      400,
+      25,
+    );
+    expect(made('whatsapp approve')).toBe(1);
+    const outcome = whatsapp.sent.find((m) => m.replyTo === question.id && !m.buttons);
+    expect(outcome?.body).toBe('✅ Sheena Nelson approved *create_ticket* with ```{"title":"whatsapp approve"}```.');
+    await eventually(async () => expect(await jobState(jobId)).toBe('completed'));
+  });
+
+  it('tells a stranger alone that they may not decide; Deny gives the model the denial', async () => {
+    const { question, jobId } = await ask('whatsapp deny', WA_ASKER2);
+    whatsapp.customerWrote(WA_OTHER);
+    expect((await signed(tap(question, 'Approve', WA_OTHER, 'Mallory'))).status).toBe(200);
+    await eventually(() =>
+      expect(whatsapp.sent.filter((m) => m.to === WA_OTHER).map((m) => m.body)).toEqual([
+        'Only the person who asked, or an approver of this bot, may decide on this call.',
+      ]),
+    );
+    expect(await jobState(jobId)).toBe('delayed');
+
+    expect((await signed(tap(question, 'Deny', WA_ASKER2))).status).toBe(200);
+    await eventually(
+      () =>
+        expect(whatsapp.sent.map((m) => m.body)).toContain(
+          'tools said: Error: the call was denied by the person asked to approve it.',
+        ),
+      400,
+      25,
+    );
+    expect(made('whatsapp deny')).toBe(0);
+    expect(whatsapp.sent.find((m) => m.replyTo === question.id && !m.buttons)?.body).toMatch(/^❌ Sheena Nelson denied/);
+  });
+});
+
+describe('approvals with Mattermost message buttons', () => {
+  let seq = 0;
+  async function ask(text: string) {
+    const trigger = `trigger-approvals-${++seq}`;
+    // Each test its own channel: a conversation of its own.
+    const channel = `approvalschannel${seq}`;
+    const form = formBody(
+      mattermostSlashCommand({ token: MM_TOKEN, text, channel_id: channel, user_id: MM_ASKER.id, trigger_id: trigger }),
+    );
+    expect((await harness.post('mm', form, { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(200);
+    const question = await eventually(
+      () => {
+        const found = mattermost.botPosts().find((p) => p.message.endsWith(`{"title":"${text}"}\`?`));
+        expect(found?.props?.attachments).toBeDefined();
+        return found!;
+      },
+      400,
+      25,
+    );
+    const sb = (question.props!.attachments![0]!.actions![0]!.integration!.context as { sb: string }).sb;
+    const jobId = `mm-${sb.split(' ')[1]}`;
+    await eventually(async () => expect(await jobState(jobId)).toBe('delayed'), 400, 25);
+    return { question, jobId };
+  }
+  /** The server's POST of a click to the button's integration url, and what it does with our answer. */
+  async function click(
+    postId: string,
+    actionId: string,
+    user: typeof MM_ASKER,
+    tamper?: (body: Record<string, unknown>) => void,
+  ) {
+    const { url, body } = mattermost.click(postId, actionId, user);
+    expect(url).toBe(MM_ACTION_URL);
+    tamper?.(body as unknown as Record<string, unknown>);
+    const res = await harness.post('mm', JSON.stringify(body));
+    const answer = res.status === 200 ? await res.json() : undefined;
+    if (answer) mattermost.answered(postId, user.id, answer);
+    return res;
+  }
+
+  it('posts the question with signed buttons; Approve updates the post to say who approved, without buttons, and runs the tool once', async () => {
+    const { question, jobId } = await ask('mattermost approve');
+    expect(question.message).toBe('May I run **create_ticket** with `{"title":"mattermost approve"}`?');
+    expect(question.props!.attachments![0]!.actions!.map((a) => [a.id, a.name, a.type])).toEqual([
+      ['approve', 'Approve', 'button'],
+      ['deny', 'Deny', 'button'],
+    ]);
+    expect((await click(question.id, 'approve', MM_ASKER)).status).toBe(200);
+    expect(question.message).toBe('✅ @ada approved **create_ticket** with `{"title":"mattermost approve"}`.');
+    expect(question.props).toEqual({});
+    await eventually(
+      () =>
+        expect(mattermost.botPosts().map((p) => p.message)).toContain(
+          `tools said: ticket #${mcp.tickets.length} created: mattermost approve`,
+        ),
+      400,
+      25,
+    );
+    expect(made('mattermost approve')).toBe(1);
+    await eventually(async () => expect(await jobState(jobId)).toBe('completed'));
+    expect(question.message).toBe('✅ @ada approved **create_ticket** with `{"title":"mattermost approve"}`.');
+  });
+
+  it('refuses a click whose context we did not sign (401) and answers a stranger with ephemeral text; Deny gives the model the denial', async () => {
+    const { question, jobId } = await ask('mattermost deny');
+    const forged = await click(question.id, 'deny', MM_ASKER, (body) => {
+      const context = body.context as { sb: string; sig: string };
+      body.context = { ...context, sb: context.sb.replace(/^n/, 'y') };
+    });
+    expect(forged.status).toBe(401);
+    expect((await click(question.id, 'approve', MM_OTHER)).status).toBe(200);
+    expect(mattermost.ephemerals.at(-1)).toEqual({
+      user_id: MM_OTHER.id,
+      message: 'Only the person who asked, or an approver of this bot, may decide on this call.',
+    });
+    expect(await jobState(jobId)).toBe('delayed');
+    expect(question.props?.attachments).toBeDefined();
+
+    expect((await click(question.id, 'deny', MM_ASKER)).status).toBe(200);
+    await eventually(
+      () =>
+        expect(mattermost.botPosts().map((p) => p.message)).toContain(
+          'tools said: Error: the call was denied by the person asked to approve it.',
+        ),
+      400,
+      25,
+    );
+    expect(made('mattermost deny')).toBe(0);
+    expect(question.message).toMatch(/^❌ @ada denied \*\*create_ticket\*\*/);
+  });
+});

@@ -19,7 +19,7 @@ const appErrorSchema = z.looseObject({ id: z.string().optional(), message: z.str
 export async function callMattermost(
   client: MattermostClient,
   what: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
 ) {
@@ -49,6 +49,14 @@ export async function threadOf(client: MattermostClient, postId: string): Promis
   const post = postSchema.safeParse(reply.json);
   if (!post.success) throw new DeliveryError(`Hook '${client.hook}': Mattermost GET post returned an unexpected answer`, false);
   return post.data.root_id || post.data.id;
+}
+
+/** The root a reply names: the command's thread, else the thread of the post it answers (an outgoing webhook names the post, not its thread; a reply to a reply must name the root). */
+export async function replyRoot(
+  client: MattermostClient,
+  target: { post_id?: string | undefined; root_id?: string | undefined },
+) {
+  return target.root_id ?? (target.post_id ? await threadOf(client, target.post_id) : '');
 }
 
 /** `GET /users/me`: the bot token is valid when it answers the bot's user. */

@@ -4,7 +4,8 @@ import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { pieceKey } from '../piece-key.js';
-import { callMattermost, judgeMattermostMe, type MattermostClient, threadOf } from './mattermost-api.js';
+import { callMattermost, judgeMattermostMe, type MattermostClient, replyRoot } from './mattermost-api.js';
+import { isMattermostAction, mattermostApprovals, parseMattermostAction } from './mattermost-approvals.js';
 import { parseMattermostRequest } from './parse-mattermost-request.js';
 import { MATTERMOST_BODY_TYPES, readMattermostBody } from './read-mattermost-body.js';
 import { verifyMattermostToken } from './verify-mattermost-token.js';
@@ -37,6 +38,11 @@ export const mattermost = defineChannel({
     botToken: z.string().min(8),
     /** The bot's own user id, whose posts are ignored. */
     botUserId: z.string().optional(),
+    /**
+     * Where Mattermost posts a click on an approval's buttons: this hook's own address as the
+     * server can reach it (`https://<host>/hooks/<name>`). Approval buttons need it.
+     */
+    actionUrl: z.url({ protocol: /^https?$/ }).optional(),
     /** About ten posts a second per channel is what a server allows by default; kept well under. */
     sendLimits: sendLimitsSchema({ channel: { count: 1, perMs: 1000 } }),
   }),
@@ -46,6 +52,8 @@ export const mattermost = defineChannel({
 
   receive(request, config) {
     const fields = readMattermostBody(request);
+    // A click on our buttons carries no token: the HMAC in its context proves we made the button.
+    if (isMattermostAction(fields)) return parseMattermostAction(fields, config.token);
     verifyMattermostToken(fields, config.commandToken ? [config.token, config.commandToken] : [config.token]);
     return parseMattermostRequest(fields, { botUserId: config.botUserId });
   },
@@ -67,12 +75,14 @@ export const mattermost = defineChannel({
     const target = mattermostReplyToSchema.safeParse(message.replyTo);
     if (!target.success) throw new DeliveryError(`Hook '${hook}': the job holds no Mattermost channel`, false);
     const client: MattermostClient = { hook, serverUrl: config.serverUrl, botToken: config.botToken, http };
-    const { channel_id, post_id, root_id } = target.data;
-    // An outgoing webhook names the post, not its thread; a reply to a reply must name the root.
-    const root = root_id ?? (post_id ? await threadOf(client, post_id) : '');
+    const root = await replyRoot(client, target.data);
     const pending_post_id = pieceKey(hook, meta.jobId, index);
+    const { channel_id } = target.data;
     await callMattermost(client, 'create post', 'POST', 'posts', { channel_id, message: text, root_id: root, pending_post_id });
   },
+
+  /** Approve / Deny as message attachment buttons whose clicks Mattermost posts to `actionUrl`. */
+  approvals: mattermostApprovals,
 
   /**
    * A post's files: `GET /api/v4/files/{file_id}` on the configured server with the bot token

@@ -1,4 +1,9 @@
-import { WHATSAPP_PHONE_NUMBER_ID, whatsappStatusWebhook, whatsappTextWebhook } from '@switchboard/testing';
+import {
+  WHATSAPP_PHONE_NUMBER_ID,
+  whatsappButtonReplyWebhook,
+  whatsappStatusWebhook,
+  whatsappTextWebhook,
+} from '@switchboard/testing';
 import { describe, expect, it } from 'vitest';
 import { appErrorFrom } from '../test-support/errors.js';
 import { parseWhatsAppWebhook } from './parse-whatsapp-webhook.js';
@@ -71,6 +76,31 @@ describe('parseWhatsAppWebhook', () => {
     expect(
       parsed({ type: 'document', document: { id: '1003', mime_type: 'application/pdf', filename: 'q3.pdf', caption: 'read' } }),
     ).toMatchObject({ text: 'read', media: [{ kind: 'document', ref: '1003', name: 'q3.pdf', type: 'application/pdf' }] });
+  });
+
+  it('reads a tap on our Approve button as a click on the question it quotes; a tap on another button is acknowledged', () => {
+    const tap = whatsappButtonReplyWebhook('wamid.question1', { id: 'y 0123456789abcdef0123456789abcdef 0:0', title: 'Approve' });
+    expect(parseWhatsAppWebhook(tap)).toEqual({
+      kind: 'click',
+      click: {
+        jobRef: '0123456789abcdef0123456789abcdef',
+        key: '0:0',
+        approve: true,
+        jobId: '',
+        user: '16505551234',
+        userName: 'Sheena Nelson',
+        prompt: {
+          phone_number_id: WHATSAPP_PHONE_NUMBER_ID,
+          to: '16505551234',
+          message_id: 'wamid.question1',
+          recipient_type: 'individual',
+        },
+        reply: { phone_number_id: WHATSAPP_PHONE_NUMBER_ID, to: '16505551234' },
+      },
+    });
+    expect(parseWhatsAppWebhook(whatsappButtonReplyWebhook('wamid.other', { id: 'change-order', title: 'Change' }))).toEqual(
+      ignored,
+    );
   });
 
   it('acknowledges status updates, stickers, other fields and other objects without answering them', () => {

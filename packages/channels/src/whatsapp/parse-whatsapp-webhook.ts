@@ -1,5 +1,6 @@
 import type { InboundMessage, MediaRef } from '@switchboard/protocol';
 import { z } from 'zod';
+import { type ApprovalClick, readChoicePayload } from '../approvals/approval.js';
 import type { Inbound } from '../definition.js';
 import { okAnswer, parseWith } from '../inbound.js';
 import { mediaKindOf } from '../media/media-kind.js';
@@ -50,6 +51,17 @@ const messagesValueSchema = z.looseObject({
          * …/webhooks/reference/messages/group/); `from` is then the participant who wrote it.
          */
         group_id: z.string().min(1).optional(),
+        /**
+         * A tap on a reply button of an interactive message the business sent: `button_reply.id`
+         * is the button's id (…/webhooks/reference/messages/interactive); `context.id` the message
+         * holding the buttons.
+         */
+        interactive: z
+          .looseObject({
+            type: z.string(),
+            button_reply: z.looseObject({ id: z.string(), title: z.string().optional() }).optional(),
+          })
+          .optional(),
         /** A reply quotes the message it answers: who wrote that one, and its id. */
         context: z.looseObject({ from: z.string().optional(), id: z.string().optional() }).optional(),
       }),
@@ -74,6 +86,7 @@ export function parseWhatsAppWebhook(body: unknown, options: WhatsAppParseOption
   const webhook = parseWith(webhookSchema, body);
   if (webhook.object !== 'whatsapp_business_account') return { kind: 'answer', answer: okAnswer() };
   const messages: InboundMessage[] = [];
+  const clicks: ApprovalClick[] = [];
   webhook.entry.forEach((entry, e) => {
     entry.changes.forEach((change, c) => {
       if (change.field !== 'messages') return;
@@ -82,10 +95,27 @@ export function parseWhatsAppWebhook(body: unknown, options: WhatsAppParseOption
       if (options.phoneNumberId && phoneNumberId !== options.phoneNumberId) return;
       const business = digits(value.metadata.display_phone_number);
       for (const message of value.messages ?? []) {
+        const name = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name;
+        const choice = message.type === 'interactive' ? readChoicePayload(message.interactive?.button_reply?.id ?? '') : null;
+        if (choice) {
+          const where = { phone_number_id: phoneNumberId, to: message.group_id ?? message.from };
+          clicks.push({
+            ...choice,
+            jobId: '',
+            user: message.from,
+            userName: name ?? message.from,
+            prompt: {
+              ...where,
+              message_id: message.context?.id ?? '',
+              recipient_type: message.group_id ? 'group' : 'individual',
+            },
+            reply: { phone_number_id: phoneNumberId, to: message.from },
+          });
+          continue;
+        }
         const media = mediaOf(message);
         const text = message.type === 'text' ? message.text?.body : media[0] && captionOf(message);
         if ((text === undefined || text.trim() === '') && media.length === 0) continue;
-        const name = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name;
         const group = message.group_id;
         messages.push({
           action: 'chat',
@@ -112,6 +142,10 @@ export function parseWhatsAppWebhook(body: unknown, options: WhatsAppParseOption
       }
     });
   });
+  // A tap on Approve / Deny is answered alone. Meta sends one message a webhook; should a batch
+  // hold a tap beside messages, the messages are queued and the tap is not acted on (the person
+  // taps again, or the call is denied when its time runs out).
+  if (messages.length === 0 && clicks[0]) return { kind: 'click', click: clicks[0] };
   if (messages.length === 0) return { kind: 'answer', answer: okAnswer() };
   return { kind: 'messages', messages, ack: () => okAnswer() };
 }

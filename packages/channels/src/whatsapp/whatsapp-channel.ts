@@ -8,9 +8,11 @@ import { sendLimitsSchema } from '../live/send-gate.js';
 import { markdownToWhatsApp } from '../rich-text/whatsapp-text.js';
 import { parseWhatsAppWebhook } from './parse-whatsapp-webhook.js';
 import { verifyWhatsAppSignature } from './verify-whatsapp-signature.js';
-import { checkWhatsAppReply, judgeWhatsAppPhoneNumber } from './whatsapp-api-result.js';
+import { judgeWhatsAppPhoneNumber } from './whatsapp-api-result.js';
+import { whatsappApprovals } from './whatsapp-approvals.js';
 import { answerWhatsAppHandshake } from './whatsapp-handshake.js';
 import { locateWhatsAppMedia } from './whatsapp-media.js';
+import { sendWhatsAppMessage } from './whatsapp-send.js';
 
 /** The Cloud API's limit on a text message's body. */
 export const WHATSAPP_TEXT_LIMIT = 4096;
@@ -69,27 +71,22 @@ export const whatsapp = defineChannel({
   },
 
   /** Sends a part in WhatsApp's own formatting (rendered from its Markdown); the first quotes the customer's message (`context`), the rest follow it. */
-  async deliver({ message, text, index }, { hook, config, http }) {
-    const label = `Hook '${hook}': WhatsApp messages`;
+  async deliver({ message, text, index }, context) {
     const target = whatsappReplyToSchema.safeParse(message.replyTo);
-    if (!target.success) throw new DeliveryError(`${label}: the job holds no WhatsApp number and recipient`, false);
+    if (!target.success)
+      throw new DeliveryError(`Hook '${context.hook}': WhatsApp messages: the job holds no WhatsApp number and recipient`, false);
     const { phone_number_id, to, message_id, recipient_type = 'individual' } = target.data;
-    const reply = await http.send({
-      label,
-      method: 'POST',
-      url: joinUrl(config.apiUrl, `${config.apiVersion}/${phone_number_id}/messages`),
-      headers: { authorization: `Bearer ${config.accessToken}` },
-      body: {
-        messaging_product: 'whatsapp',
-        recipient_type,
-        to,
-        type: 'text',
-        text: { body: markdownToWhatsApp(text), preview_url: false },
-        ...(index === 0 ? { context: { message_id } } : {}),
-      },
+    await sendWhatsAppMessage(context, phone_number_id, {
+      recipient_type,
+      to,
+      type: 'text',
+      text: { body: markdownToWhatsApp(text), preview_url: false },
+      ...(index === 0 ? { context: { message_id } } : {}),
     });
-    checkWhatsAppReply(label, reply, [config.accessToken, config.appSecret, config.verifyToken]);
   },
+
+  /** Approve / Deny as interactive reply buttons; a tap arrives as a signed webhook like any message. */
+  approvals: whatsappApprovals,
 
   /** Images, voice notes and documents customers send: `GET /{media-id}`, then its URL, with the token. */
   media: { locate: locateWhatsAppMedia },

@@ -506,13 +506,13 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     keys: ['hooks.<name>.approve'],
     default: '`[]`',
     meaning:
-      'granted tools that run only once approved (buttons in Slack, Telegram, Discord, Teams, or `POST /hooks/<name>/jobs/<id>/approval`), see [Tools](tools.md#approvals)',
+      'granted tools that run only once approved (buttons in Slack, Telegram, Discord, Teams, WhatsApp, Mattermost (with `actionUrl`), or `POST /hooks/<name>/jobs/<id>/approval`), see [Tools](tools.md#approvals)',
   },
   {
     keys: ['hooks.<name>.approvers'],
     default: '`[]`: the person who asked',
     meaning:
-      'user ids (Slack `U…`, Teams `29:…`, Telegram and Discord ids as strings) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
+      'user ids (Slack `U…`, Teams `29:…`, Telegram and Discord ids as strings, WhatsApp numbers, Mattermost user ids) whose click on approval buttons counts, see [Tools](tools.md#approvals)',
   },
   {
     keys: ['hooks.<name>.approvalTimeoutMs'],
@@ -642,6 +642,12 @@ export const HOOK_DOCS: readonly KeyDoc[] = [
     keys: ['hooks.<name>.commandToken'],
     default: 'none',
     meaning: 'a second token, for a slash command that shares the hook with an outgoing webhook',
+  },
+  {
+    keys: ['hooks.<name>.actionUrl'],
+    default: 'none (no approval buttons)',
+    meaning:
+      "where Mattermost posts a click on an approval's buttons: this hook's address as the server reaches it, `https://<host>/hooks/<name>`",
   },
   {
     keys: ['hooks.<name>.serverUrl'],

@@ -5,7 +5,8 @@ import { graphError, type WhatsAppSendResult } from './whatsapp.js';
 /**
  * A local Graph API for the WhatsApp Cloud API that enforces what the documentation says: the
  * access token as a Bearer header, `POST /{version}/{phone_number_id}/messages` with
- * `messaging_product: "whatsapp"` and a text body of at most 4096 characters, and the 24-hour
+ * `messaging_product: "whatsapp"` and a text body of at most 4096 characters (or an interactive
+ * reply buttons message, checked as its reference says: see `replyButtons`), and the 24-hour
  * customer-service window — a free-form message to a customer who has not written within 24
  * hours is refused with error 131047 "Re-engagement message". `GET /{version}/{phone_number_id}`
  * answers the number's details (the credential check). Media customers sent are served the
@@ -27,6 +28,10 @@ export interface WhatsAppSent {
   replyTo?: string;
   /** `group` when `to` is a group id (the Groups API's send: recipient_type "group"). */
   recipientType?: 'group';
+  /** The message's wamid, as the send answered it. */
+  id: string;
+  /** An interactive reply buttons message's buttons (`body` is then its body text). */
+  buttons?: { id: string; title: string }[];
 }
 
 /** The Graph API's behaviour, to serve from any local server (`startHookHarness`'s platform). */
@@ -112,17 +117,23 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
       to?: string;
       type?: string;
       text?: { body?: string };
+      interactive?: unknown;
       context?: { message_id?: string };
     };
+    const buttons = body.type === 'interactive' ? replyButtons(body.interactive) : undefined;
+    if (body.type === 'interactive' && !buttons) {
+      return sendJson(res, 400, graphError(131009, 'Parameter value is not valid', 'interactive reply buttons message'));
+    }
+    const text = buttons ? (body.interactive as { body: { text: string } }).body.text : body.text?.body;
     if (
       body.messaging_product !== 'whatsapp' ||
       typeof body.to !== 'string' ||
-      body.type !== 'text' ||
-      typeof body.text?.body !== 'string'
+      (body.type !== 'text' && !buttons) ||
+      typeof text !== 'string'
     ) {
       return sendJson(res, 400, graphError(100, 'Invalid parameter'));
     }
-    if (body.text.body.length > LIMIT || body.text.body.trim() === '') {
+    if (text.length > LIMIT || text.trim() === '') {
       return sendJson(res, 400, graphError(131009, 'Parameter value is not valid', 'text.body must be 1 to 4096 characters'));
     }
     const wrote = lastWrote.get(body.to);
@@ -137,16 +148,19 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
         ),
       );
     }
+    const id = `wamid.fake${nextId++}`;
     sent.push({
       to: body.to,
-      body: body.text.body,
+      body: text,
+      id,
       ...(body.context?.message_id ? { replyTo: body.context.message_id } : {}),
       ...(body.recipient_type === 'group' ? { recipientType: 'group' as const } : {}),
+      ...(buttons ? { buttons } : {}),
     });
     sendJson(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: body.to }],
-      messages: [{ id: `wamid.fake${nextId++}` }],
+      messages: [{ id }],
     } satisfies WhatsAppSendResult);
   };
   return {
@@ -162,4 +176,31 @@ export function whatsappGraph(options: FakeWhatsAppOptions): WhatsAppGraph {
       return mediaDownloads;
     },
   };
+}
+
+/**
+ * An interactive reply buttons message's buttons, when it is one as the reference allows
+ * (developers.facebook.com/documentation/business-messaging/whatsapp/messages/interactive-reply-buttons-messages):
+ * `interactive.type` "button", a body text of at most 1024 characters, 1 to 3 `reply` buttons,
+ * each an id of at most 256 characters and a title of at most 20, ids unique.
+ */
+function replyButtons(interactive: unknown): { id: string; title: string }[] | undefined {
+  const message = interactive as
+    | {
+        type?: unknown;
+        body?: { text?: unknown };
+        action?: { buttons?: { type?: unknown; reply?: { id?: unknown; title?: unknown } }[] };
+      }
+    | undefined;
+  if (message?.type !== 'button' || typeof message.body?.text !== 'string' || message.body.text.length > 1024) return undefined;
+  const buttons = message.action?.buttons ?? [];
+  if (buttons.length < 1 || buttons.length > 3) return undefined;
+  const read = buttons.map((b) =>
+    b.type === 'reply' && typeof b.reply?.id === 'string' && typeof b.reply.title === 'string'
+      ? { id: b.reply.id, title: b.reply.title }
+      : null,
+  );
+  if (read.some((b) => !b || b.id === '' || b.id.length > 256 || b.title === '' || b.title.length > 20)) return undefined;
+  const found = read as { id: string; title: string }[];
+  return new Set(found.map((b) => b.id)).size === found.length ? found : undefined;
 }

@@ -27,6 +27,20 @@ export type WhatsAppTextMessage = {
   context?: { from: string; id: string };
 };
 
+/**
+ * A tap on a reply button of an interactive message the business sent (the interactive messages
+ * webhook reference, developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/interactive):
+ * `context` names the message holding the buttons, `interactive.button_reply` the button.
+ */
+export type WhatsAppButtonReplyMessage = {
+  context: { from: string; id: string };
+  from: string;
+  id: string;
+  timestamp: string;
+  type: 'interactive';
+  interactive: { type: 'button_reply'; button_reply: { id: string; title: string } };
+};
+
 /** A status of a message the business sent (payload examples, "Message status updates"). */
 export type WhatsAppStatus = {
   id: string;
@@ -43,7 +57,7 @@ export type WhatsAppChangeValue = {
   messaging_product: 'whatsapp';
   metadata: { display_phone_number: string; phone_number_id: string };
   contacts?: { profile: { name: string }; wa_id: string }[];
-  messages?: WhatsAppTextMessage[];
+  messages?: (WhatsAppTextMessage | WhatsAppButtonReplyMessage)[];
   statuses?: WhatsAppStatus[];
 };
 
@@ -91,6 +105,28 @@ export function whatsappTextWebhook(message: Record<string, unknown> = {}, value
     messages: [{ ...text, ...message } as WhatsAppTextMessage],
     ...value,
   });
+}
+
+let taps = 0;
+/**
+ * The webhook of `from` tapping the button `button` of the message `questionId` (as the business
+ * sent it: its id and title), each tap a message of its own id.
+ */
+export function whatsappButtonReplyWebhook(
+  questionId: string,
+  button: { id: string; title: string },
+  from = '16505551234',
+  name = 'Sheena Nelson',
+) {
+  const tap = {
+    context: { from: '15550783881', id: questionId },
+    from,
+    id: `wamid.HBgLtap${++taps}`,
+    timestamp: String(Math.floor(SAMPLE_NOW / 1000)),
+    type: 'interactive',
+    interactive: { type: 'button_reply', button_reply: { id: button.id, title: button.title } },
+  } satisfies WhatsAppButtonReplyMessage;
+  return messagesChange({ contacts: [{ profile: { name }, wa_id: from }], messages: [tap] });
 }
 
 /**
