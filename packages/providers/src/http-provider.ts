@@ -3,8 +3,8 @@ import type { DestroyableBody } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { type SseEvent, sseBatches } from './sse-parser.js';
-import { postForm, postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
+import { SseDecoder, type SseEvent } from './sse-parser.js';
+import { bodyTimer, postForm, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
 /** Who hears what a provider does: the pool's warnings, each retry (metrics). */
@@ -99,13 +99,29 @@ export abstract class HttpProvider implements Provider {
     }
   }
 
+  /**
+   * The chunks of an SSE answer, in one generator from the body to the chunks (no generator per
+   * stage between them: each would cost every network read and every event a promise hop). Each
+   * read is awaited under the silence timer; every event it completed is handled before the next
+   * read. Reads on past the end event to the end of the body, so the connection goes back to the pool.
+   */
   private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk> {
+    const pieces = body[Symbol.asyncIterator]();
+    const silence = bodyTimer(this.target, body);
+    const decoder = new SseDecoder();
     let done = false;
+    let ended = false;
     try {
-      // Every event of one network read is handled before the next read is awaited. Read on past
-      // the end event to the end of the body, so the connection goes back to the pool.
-      for await (const events of sseBatches(timedBody(this.target, body))) {
-        for (const event of events) {
+      while (!ended) {
+        silence.waiting();
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await pieces.next();
+        } finally {
+          silence.received();
+        }
+        ended = next.done === true;
+        for (const event of ended ? decoder.end() : decoder.push(next.value)) {
           if (done) break;
           const chunk = read(event);
           if (chunk === 'done') done = true;
@@ -115,6 +131,8 @@ export abstract class HttpProvider implements Provider {
     } catch (err) {
       throw streamError(this.target, err);
     } finally {
+      silence.stop();
+      if (!ended) await pieces.return?.(); // the reader stopped early: close the body as `for await` would
       if (!done) body.destroy();
     }
     if (!done) throw upstreamError(`Upstream '${this.name}' ended the stream before it was complete.`, 'upstream_stream_broken');
