@@ -61,7 +61,7 @@ export abstract class HttpProvider implements Provider {
     return this.parseResponse(json, request);
   }
 
-  async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>> {
+  async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk[]>> {
     const response = await this.post(this.chatUrl(upstreamModel), this.requestBody(request, upstreamModel, true), ctx);
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
@@ -100,12 +100,12 @@ export abstract class HttpProvider implements Provider {
   }
 
   /**
-   * The chunks of an SSE answer, in one generator from the body to the chunks (no generator per
-   * stage between them: each would cost every network read and every event a promise hop). Each
-   * read is awaited under the silence timer; every event it completed is handled before the next
-   * read. Reads on past the end event to the end of the body, so the connection goes back to the pool.
+   * The chunks of an SSE answer, those of each network read together, in one generator from the
+   * body to the chunks (a generator per stage, or a yield per chunk, would cost every read and
+   * every event promise hops of their own). Each read is awaited under the silence timer. Reads
+   * on past the end event to the end of the body, so the connection goes back to the pool.
    */
-  private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk> {
+  private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk[]> {
     const pieces = body[Symbol.asyncIterator]();
     const silence = bodyTimer(this.target, body);
     const decoder = new SseDecoder();
@@ -121,12 +121,22 @@ export abstract class HttpProvider implements Provider {
           silence.received();
         }
         ended = next.done === true;
+        const chunks: ProviderChunk[] = [];
+        let failure: { error: unknown } | undefined;
         for (const event of ended ? decoder.end() : decoder.push(next.value)) {
           if (done) break;
-          const chunk = read(event);
+          let chunk: ReturnType<EventReader>;
+          try {
+            chunk = read(event);
+          } catch (error) {
+            failure = { error }; // after the chunks before it: the client gets those first, as it would event by event
+            break;
+          }
           if (chunk === 'done') done = true;
-          else if (chunk) yield chunk;
+          else if (chunk) chunks.push(chunk);
         }
+        if (chunks.length) yield chunks;
+        if (failure) throw failure.error;
       }
     } catch (err) {
       throw streamError(this.target, err);
