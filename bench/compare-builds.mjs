@@ -7,14 +7,10 @@
 // (ABBA), 2 s each, and reads each server's own CPU µs per request from /proc. Two runs seconds
 // apart see the same machine, so the median of the rounds' after ÷ before is steady where
 // absolute figures swing by a quarter. Builds nothing; run `npx turbo run build` first.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
 import { processCpuMs } from './cpu.mjs';
-import { benchConfig, numberFromEnv, switchboardEnv } from './env.mjs';
-import { API_KEY } from './fixture.mjs';
+import { numberFromEnv } from './env.mjs';
 import { measure } from './load.mjs';
+import { startBuilds } from './side-by-side.mjs';
 
 const [before, after, roundsArg, scenarioArg] = process.argv.slice(2);
 if (!before || !after) {
@@ -26,59 +22,8 @@ const scenarios = (scenarioArg ?? 'json-32,sse-8,json-1').split(',').map((id) =>
   const [kind, connections] = id.split('-');
   return { id, stream: kind === 'sse', connections: Number(connections) };
 });
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `bench-compare-${process.pid}`;
 const measureMs = numberFromEnv('BENCH_SECONDS', 2, { positive: true }) * 1000;
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-compare-'));
-const children = [];
-const spawnChild = (name, args, env, stdout) => {
-  const child = new Child(name, args, {
-    env,
-    stdout,
-    onUnexpectedExit: (message) => {
-      console.error(`compare: ${message}`);
-      void stop(1);
-    },
-  });
-  children.push(child);
-  return child;
-};
-async function stop(code) {
-  await Promise.allSettled(children.map((child) => child.stop()));
-  rmSync(dir, { recursive: true, force: true });
-  await deleteRedisKeys(redisUrl, prefix).catch(() => {});
-  process.exit(code);
-}
-
-const upstream = spawnChild(
-  'upstream',
-  [new URL('./upstream-server.mjs', import.meta.url).pathname],
-  {
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-  },
-  'pipe',
-);
-const upstreamPort = await readPort(upstream);
-const config = join(dir, 'switchboard.json');
-writeFileSync(config, JSON.stringify(benchConfig(upstreamPort, { apiKey: API_KEY })));
-const server = async (name, script) => {
-  const port = await freePort();
-  const env = switchboardEnv({ port, configPath: config, redisUrl, prefix, logLevel: 'info' });
-  const child = spawnChild(name, [script], env, 'ignore');
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHealth(origin, child);
-  return {
-    name,
-    origin,
-    path: '/v1/chat/completions',
-    model: 'bench/gpt-4o-mini',
-    headers: { authorization: `Bearer ${API_KEY}` },
-    pid: child.process.pid,
-  };
-};
-const targets = { before: await server('before', before), after: await server('after', after) };
+const { targets, stop } = await startBuilds('compare', { before, after });
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(`| scenario | before CPU µs/req | after CPU µs/req | after ÷ before, per round | median |\n|:--|--:|--:|:--|--:|`);

@@ -28,7 +28,6 @@ import { modelsRoutes } from './routes/models.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { responsesRoutes } from './routes/responses.js';
 import { statusRoutes } from './routes/status.js';
-import { closeMeters } from './services/metering.js';
 
 /**
  * Every route the app serves (but Bull Board, mounted beside it); /openapi.json lists them all, and
@@ -79,9 +78,13 @@ export function createApp(deps: AppDeps): Koa {
     return next();
   });
   const policy = (ctx: Context) => ctx.state.policy as PolicyMatch;
-  app.use(cors(config.cors.origins));
-  const apiKey = apiKeyAuth(config.apiKeys); // asked only where the route policy's guard is apiKey, below
-  app.use((ctx, next) => (policy(ctx).guard === 'apiKey' ? apiKey(ctx, next) : next()));
+  // Layers with nothing to do are left out rather than asked on every request (each is a step,
+  // a closure and a promise per request in Koa's chain).
+  if (config.cors.origins.length) app.use(cors(config.cors.origins));
+  if (config.apiKeys.length) {
+    const apiKey = apiKeyAuth(config.apiKeys); // asked only where the route policy's guard is apiKey
+    app.use((ctx, next) => (policy(ctx).guard === 'apiKey' ? apiKey(ctx, next) : next()));
+  }
   app.use(
     rateLimit({
       limiter: deps.rateLimiter,
@@ -132,7 +135,6 @@ export function createApp(deps: AppDeps): Koa {
     requireJsonContentType(ctx);
     return parseJson(ctx, next);
   });
-  app.use(closeMeters);
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {

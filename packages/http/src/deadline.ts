@@ -69,38 +69,33 @@ export interface DestroyableBody<T> extends AsyncIterable<T> {
 }
 
 /**
- * The body's chunks, failing with `onSilence()` when `ms` pass with no chunk while one is awaited
- * (the consumer's own slowness does not count). The body is destroyed with that error, so its
- * connection is not left half-read.
+ * The silence watch of one body, for a reader that awaits its chunks itself: `waiting()` before
+ * each chunk is awaited, `received()` once it is in (or the wait failed), `stop()` at the end.
+ * When `ms` pass while a chunk is awaited, the body is destroyed with `onSilence()`, which fails
+ * that wait and leaves no connection half-read; the reader's own slowness does not count. One
+ * timer for the whole body, restarted at each wait: a chunk costs no timer of its own, and when it
+ * fires while the reader holds a chunk, that is not silence (the next wait restarts it).
  */
-export async function* idleTimeout<T>(body: DestroyableBody<T>, ms: number, onSilence: () => Error): AsyncGenerator<T> {
-  const chunks = body[Symbol.asyncIterator]();
-  // One timer for the whole body, restarted at each wait: a chunk costs no timer of its own. When
-  // it fires while the consumer holds a chunk, that is not silence; the next wait restarts it.
-  let waiting = false;
-  const timer = setTimeout(() => {
-    if (waiting) body.destroy(onSilence());
-  }, ms);
-  let ended = false;
-  try {
-    for (;;) {
-      waiting = true;
-      timer.refresh();
-      let next: IteratorResult<T>;
-      try {
-        next = await chunks.next();
-      } finally {
-        waiting = false;
-      }
-      if (next.done) {
-        ended = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    clearTimeout(timer);
-    // A consumer that stops early (or a failure) closes the body, as `for await` over it would.
-    if (!ended) await chunks.return?.();
+export class IdleTimer {
+  readonly #timer: NodeJS.Timeout;
+  #waiting = false;
+
+  constructor(body: DestroyableBody<unknown>, ms: number, onSilence: () => Error) {
+    this.#timer = setTimeout(() => {
+      if (this.#waiting) body.destroy(onSilence());
+    }, ms);
+  }
+
+  waiting(): void {
+    this.#waiting = true;
+    this.#timer.refresh();
+  }
+
+  received(): void {
+    this.#waiting = false;
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
   }
 }

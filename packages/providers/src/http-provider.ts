@@ -3,8 +3,8 @@ import type { DestroyableBody } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { type SseEvent, sseBatches } from './sse-parser.js';
-import { postForm, postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
+import { SseDecoder, type SseEvent } from './sse-parser.js';
+import { bodyTimer, postForm, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
 /** Who hears what a provider does: the pool's warnings, each retry (metrics). */
@@ -61,7 +61,7 @@ export abstract class HttpProvider implements Provider {
     return this.parseResponse(json, request);
   }
 
-  async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>> {
+  async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk[]>> {
     const response = await this.post(this.chatUrl(upstreamModel), this.requestBody(request, upstreamModel, true), ctx);
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
@@ -99,22 +99,50 @@ export abstract class HttpProvider implements Provider {
     }
   }
 
-  private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk> {
+  /**
+   * The chunks of an SSE answer, those of each network read together, in one generator from the
+   * body to the chunks (a generator per stage, or a yield per chunk, would cost every read and
+   * every event promise hops of their own). Each read is awaited under the silence timer. Reads
+   * on past the end event to the end of the body, so the connection goes back to the pool.
+   */
+  private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk[]> {
+    const pieces = body[Symbol.asyncIterator]();
+    const silence = bodyTimer(this.target, body);
+    const decoder = new SseDecoder();
     let done = false;
+    let ended = false;
     try {
-      // Every event of one network read is handled before the next read is awaited. Read on past
-      // the end event to the end of the body, so the connection goes back to the pool.
-      for await (const events of sseBatches(timedBody(this.target, body))) {
-        for (const event of events) {
-          if (done) break;
-          const chunk = read(event);
-          if (chunk === 'done') done = true;
-          else if (chunk) yield chunk;
+      while (!ended) {
+        silence.waiting();
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await pieces.next();
+        } finally {
+          silence.received();
         }
+        ended = next.done === true;
+        const chunks: ProviderChunk[] = [];
+        let failure: { error: unknown } | undefined;
+        for (const event of ended ? decoder.end() : decoder.push(next.value)) {
+          if (done) break;
+          let chunk: ReturnType<EventReader>;
+          try {
+            chunk = read(event);
+          } catch (error) {
+            failure = { error }; // after the chunks before it: the client gets those first, as it would event by event
+            break;
+          }
+          if (chunk === 'done') done = true;
+          else if (chunk) chunks.push(chunk);
+        }
+        if (chunks.length) yield chunks;
+        if (failure) throw failure.error;
       }
     } catch (err) {
       throw streamError(this.target, err);
     } finally {
+      silence.stop();
+      if (!ended) await pieces.return?.(); // the reader stopped early: close the body as `for await` would
       if (!done) body.destroy();
     }
     if (!done) throw upstreamError(`Upstream '${this.name}' ended the stream before it was complete.`, 'upstream_stream_broken');

@@ -10,7 +10,7 @@ import { countPromptTokens, countText, makeUsage } from './usage.js';
  * the upstream's count, else the prompt and the text so far counted.
  */
 export async function* normalizeStream(
-  upstream: AsyncIterable<ProviderChunk>,
+  upstream: AsyncIterable<ProviderChunk[]>,
   request: ChatCompletionRequest,
   head: { id: string; model: string; created: number },
   onEnd?: (usage: Usage) => void,
@@ -32,17 +32,19 @@ export async function* normalizeStream(
 
   // One generator, not a wrapper around an inner one: `yield*` would cost every chunk a second hop.
   try {
-    for await (const piece of upstream) {
-      if (piece.usage) usage = piece.usage;
-      if (piece.choices.length === 0) continue;
-      const choices = piece.choices.map((choice) => {
-        if (keepText && typeof choice.delta.content === 'string') text += choice.delta.content;
-        if (choice.finish_reason) finished.add(choice.index);
-        if (started.has(choice.index)) return choice;
-        started.add(choice.index);
-        return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
-      });
-      yield chunk(choices);
+    for await (const pieces of upstream) {
+      for (const piece of pieces) {
+        if (piece.usage) usage = piece.usage;
+        if (piece.choices.length === 0) continue;
+        const choices = piece.choices.map((choice) => {
+          if (keepText && typeof choice.delta.content === 'string') text += choice.delta.content;
+          if (choice.finish_reason) finished.add(choice.index);
+          if (started.has(choice.index)) return choice;
+          started.add(choice.index);
+          return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
+        });
+        yield chunk(choices);
+      }
     }
 
     const open = [...(started.size ? started : [0])].filter((index) => !finished.has(index));

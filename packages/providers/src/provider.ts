@@ -73,9 +73,10 @@ export interface Provider {
   complete(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderCompletion>;
   /**
    * Resolves once the upstream has accepted the request (status 200 and headers received), so
-   * that failures before the first byte still become a proper HTTP error for the client.
+   * that failures before the first byte still become a proper HTTP error for the client. The
+   * chunks come in batches: those one network read brought, together (never an empty batch).
    */
-  stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>>;
+  stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk[]>>;
   embed?(request: EmbeddingsRequest, upstreamModel: string, ctx: CallContext): Promise<ProviderEmbeddings>;
   transcribe?(input: TranscriptionInput, upstreamModel: string, ctx: CallContext): Promise<ProviderTranscription>;
   close(): Promise<void>;

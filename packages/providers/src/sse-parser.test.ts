@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type SseEvent, sseBatches } from './sse-parser.js';
+import { SseDecoder, type SseEvent } from './sse-parser.js';
 
 /** Every event of the stream, in order, whatever batches the reads made. */
 async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  for await (const batch of sseBatches(body)) yield* batch;
+  const decoder = new SseDecoder();
+  for await (const piece of body) yield* decoder.push(piece);
+  yield* decoder.end();
 }
 
 async function collect(pieces: string[]) {

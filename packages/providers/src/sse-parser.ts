@@ -60,13 +60,3 @@ export class SseDecoder {
     else if (field === 'event') this.#event = value;
   }
 }
-
-/**
- * The events of an SSE byte stream in batches: what each network read completed (often several
- * events, sometimes none), then what the end completed.
- */
-export async function* sseBatches(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent[]> {
-  const decoder = new SseDecoder();
-  for await (const piece of body) yield decoder.push(piece);
-  yield decoder.end();
-}

@@ -3,7 +3,7 @@ import {
   classifyTransportFailure,
   Deadline,
   type DestroyableBody,
-  idleTimeout,
+  IdleTimer,
   isAbort,
   readBody,
 } from '@switchboard/http';
@@ -91,7 +91,7 @@ async function post(
         headers,
         body: body(),
         signal: deadline.signal,
-        // Backstops only: the deadline above and idleTimeout() below fire on time, these do not.
+        // Backstops only: the deadline above and the body's IdleTimer fire on time, these do not.
         headersTimeout: target.timeoutMs,
         bodyTimeout: target.timeoutMs,
       });
@@ -129,11 +129,11 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 }
 
 /**
- * A response body whose chunks must each arrive within `timeoutMs`, else it fails with a 504
- * `upstream_timeout` (an `AppError`, so no caller mistakes it for a client's abort).
+ * The silence watch of a response body: each chunk must arrive within `timeoutMs`, else the body
+ * fails with a 504 `upstream_timeout` (an `AppError`, so no caller mistakes it for a client's abort).
  */
-export function timedBody(target: UpstreamTarget, body: DestroyableBody<Uint8Array>): AsyncGenerator<Uint8Array> {
-  return idleTimeout(body, target.timeoutMs, () => timedOut(target));
+export function bodyTimer(target: UpstreamTarget, body: DestroyableBody<Uint8Array>): IdleTimer {
+  return new IdleTimer(body, target.timeoutMs, () => timedOut(target));
 }
 
 function timedOut(target: UpstreamTarget) {
@@ -147,7 +147,7 @@ export async function readText(
   limit = 32 * 1024 * 1024,
 ): Promise<string> {
   try {
-    return await readBody(timedBody(target, body), limit);
+    return await readBody(body, limit, { idle: { ms: target.timeoutMs, onSilence: () => timedOut(target) } });
   } catch (err) {
     if (err instanceof BodyTooLargeError) throw upstreamError('The upstream response is too large.', 'upstream_invalid_response');
     throw err;

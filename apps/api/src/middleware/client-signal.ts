@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
+import { onResponseClose } from './request-context.js';
 
 /**
  * An AbortSignal that fires when the client hangs up before the response is complete. Its reason
@@ -9,10 +10,9 @@ import type { Context } from 'koa';
 export function clientSignal(ctx: Context): AbortSignal {
   const controller = new AbortController();
   const res = ctx.res;
-  const onClose = () => {
+  onResponseClose(ctx, () => {
     if (!res.writableFinished) controller.abort(new DOMException('The client closed the connection.', 'AbortError'));
-  };
-  res.once('close', onClose);
+  });
   return controller.signal;
 }
 

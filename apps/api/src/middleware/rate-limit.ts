@@ -1,7 +1,7 @@
 import type { Logger } from '@switchboard/logger';
 import { rateLimitExceeded } from '@switchboard/protocol';
 import type { RateLimiter } from '@switchboard/state';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -15,9 +15,7 @@ export interface RateLimitOptions {
 /** 429 `rate_limit_exceeded` with `Retry-After` once a subject's budget for the minute is spent. */
 export function rateLimit(options: RateLimitOptions): Middleware {
   let lastWarning = 0;
-  return async (ctx, next) => {
-    const rule = options.subject(ctx);
-    if (!rule) return next();
+  const counted = async (ctx: Context, next: Next, rule: { subject: string; limit: number }) => {
     let decision: Awaited<ReturnType<RateLimiter['hit']>>;
     try {
       decision = await options.limiter.hit(rule.subject, rule.limit);
@@ -38,5 +36,10 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       );
     }
     await next();
+  };
+  // Not async: a request that counts against nothing passes on without a promise of its own.
+  return (ctx, next) => {
+    const rule = options.subject(ctx);
+    return rule ? counted(ctx, next, rule) : next();
   };
 }

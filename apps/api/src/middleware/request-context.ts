@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@switchboard/logger';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { requestTimedOut } from '../request-timeouts.js';
 
 const VALID_ID = /^[\w.:-]{1,128}$/;
@@ -12,14 +12,15 @@ const VALID_ID = /^[\w.:-]{1,128}$/;
  * when it was we who cut it, for sending too slowly).
  */
 export function requestContext(logger: Logger): Middleware {
-  return async (ctx, next) => {
+  // Not async: nothing runs after the layers below, so it hands their promise on as it is.
+  return (ctx, next) => {
     const given = ctx.get('x-request-id');
     const requestId = VALID_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
     if (logger.isInfoEnabled())
-      ctx.res.once('close', () => {
+      onResponseClose(ctx, () => {
         const finished = ctx.res.writableFinished;
         const timedOut = requestTimedOut(ctx.req.socket);
         // One object, not (message, meta): winston logs it as it is instead of copying it into a new one.
@@ -35,6 +36,24 @@ export function requestContext(logger: Logger): Middleware {
           ...(ctx.state.log as Record<string, unknown> | undefined),
         });
       });
-    await next();
+    return next();
   };
+}
+
+/**
+ * Runs `fn` once the response is over (written in full, or the client gone), in the order asked.
+ * The layers that wait for that moment — the log line, metrics, the client's abort signal — share
+ * one 'close' listener per request instead of adding one each.
+ */
+export function onResponseClose(ctx: Context, fn: () => void): void {
+  const state = ctx.state as { onClose?: (() => void)[] };
+  if (state.onClose) {
+    state.onClose.push(fn);
+    return;
+  }
+  const handlers = [fn];
+  state.onClose = handlers;
+  ctx.res.on('close', () => {
+    for (const handler of handlers) handler();
+  });
 }

@@ -2,6 +2,7 @@ import type { Metrics } from '@switchboard/metrics';
 import type { Gateway } from '@switchboard/providers';
 import type { Context, Middleware } from 'koa';
 import { requestTimedOut } from '../request-timeouts.js';
+import { onResponseClose } from './request-context.js';
 
 /** The instruments of one route and model, bound to their labels once (prom-client children). */
 interface Series {
@@ -87,11 +88,11 @@ export function v1Recorder(metrics: Metrics, models: readonly { id: string; owne
  */
 export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
   const record = v1Recorder(metrics, gateway.modelList.data);
-  return async (ctx, next) => {
+  return (ctx, next) => {
     // Case-insensitive, as the router matches (`/V1/chat/completions` is served, so it is counted).
     if (!V1_PATH.test(ctx.path)) return next();
     const started = performance.now();
-    ctx.res.once('close', () => {
+    onResponseClose(ctx, () => {
       const { model, firstEventAt } = ctx.state as { model?: string; firstEventAt?: number };
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
       record({
@@ -102,7 +103,7 @@ export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
         firstTokenSeconds: firstEventAt === undefined ? undefined : (firstEventAt - started) / 1000,
       });
     });
-    await next();
+    return next();
   };
 }
 

@@ -191,7 +191,25 @@ describe('hang-ups, silence and garbage', () => {
     });
     const res = await ask('main/gpt', { stream: true });
     const frames = (await res.text()).split('\n\n').filter(Boolean);
+    expect(frames[0]).toContain('ok so far');
     expect(JSON.parse(frames.at(-1)!.replace(/^data: /, '')).error.code).toBe('upstream_invalid_response');
+  });
+
+  it('sends the chunks that came before a bad event in the same network read, then the error event', async () => {
+    primary.handle((req, res) => {
+      openSse(res);
+      const model = (req.json as { model: string }).model;
+      // One write: the gateway reads both events at once.
+      res.write(
+        `data: ${JSON.stringify(chunkBody(model, { role: 'assistant', content: 'ok so far' }))}\n\ndata: {this is not json\n\n`,
+      );
+      res.end();
+    });
+    const res = await ask('main/gpt', { stream: true });
+    const frames = (await res.text()).split('\n\n').filter(Boolean);
+    expect(frames).toHaveLength(2);
+    expect(JSON.parse(frames[0]!.replace(/^data: /, '')).choices[0].delta.content).toBe('ok so far');
+    expect(JSON.parse(frames[1]!.replace(/^data: /, '')).error.code).toBe('upstream_invalid_response');
   });
 
   it('answers 502 when a 200 stream is not an event stream at all', async () => {

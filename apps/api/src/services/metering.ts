@@ -1,6 +1,5 @@
-import type { CallContext } from '@switchboard/providers';
 import type { MeteredCall } from '@switchboard/state';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
 import type { ApiClient } from '../middleware/api-key-auth.js';
 
@@ -18,35 +17,18 @@ export interface MeterRequest {
 /**
  * Meters one /v1 request through the state package's `UsageMeter` (estimate, price, budget,
  * settle): refused (429 `insufficient_quota`) when its API key's budget is spent, else the
- * estimate is reserved; returns the gateway's `onUsage`. Whatever happens next, the reservation
- * is settled by the usage or given back by `closeMeters` once the route is done.
+ * estimate is reserved. The caller passes the call's `onUsage` to the gateway and `close()`s it
+ * once the route is done, however it ended — after a stream has ended, so a stream the client
+ * left is still counted (a response's `close` event would come first and give the reservation
+ * back before the usage arrived).
  */
-export async function meterRequest(
-  ctx: Context,
-  deps: Pick<AppDeps, 'usage'>,
-  request: MeterRequest,
-): Promise<CallContext['onUsage']> {
+export function meterRequest(ctx: Context, deps: Pick<AppDeps, 'usage'>, request: MeterRequest): Promise<MeteredCall> {
   const client = ctx.state.client as ApiClient | undefined;
-  const metered = await deps.usage.meter.open({
+  return deps.usage.meter.open({
     payer: { key: client?.id ?? '-', budget: client?.budget },
     model: request.model,
     resolvedModel: () => request.resolvedModel,
     prompt: request.prompt,
     maxOutput: request.maxOutput,
   });
-  ctx.state.metered = metered;
-  return metered.onUsage;
 }
-
-/**
- * Closes the request's metered call once its route is done — after a stream has ended, so a
- * stream the client left is still counted (a response's `close` event would come first and give
- * the reservation back before the usage arrived).
- */
-export const closeMeters: Middleware = async (ctx, next) => {
-  try {
-    await next();
-  } finally {
-    (ctx.state.metered as MeteredCall | undefined)?.close();
-  }
-};

@@ -58,43 +58,47 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
   ctx.state.model = request.model.slice(0, 200); // the log line stays one short line
   if (spec.user) deps.sessions.touch(`api:${spec.user}`); // in the background: never delays the request
   const plan = deps.gateway.plan(request.model, spec.modelKind);
-  const onUsage = await meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
-  const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage };
-  const cached =
-    spec.endpoint === null
-      ? undefined
-      : await deps.cache?.lookup(ctx, {
-          kind: spec.endpoint,
-          request: { ...request, model: plan.name },
-          stream: spec.stream !== undefined,
-          temperature: spec.temperature,
-        });
+  const metered = await meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
+  try {
+    const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage: metered.onUsage };
+    const cached =
+      spec.endpoint === null
+        ? undefined
+        : await deps.cache?.lookup(ctx, {
+            kind: spec.endpoint,
+            request: { ...request, model: plan.name },
+            stream: spec.stream !== undefined,
+            temperature: spec.temperature,
+          });
 
-  if (!spec.stream) {
-    const hit = cached?.hit && 'body' in cached.hit ? cached.hit.body : undefined;
-    const body: { model?: unknown } = hit ? (spec.restamp?.(hit) ?? hit) : await spec.complete(plan, call);
-    if (cached && !hit) deps.cache?.save(cached, { body });
-    if (typeof body.model === 'string') ctx.state.model = body.model;
-    ctx.body = body;
-    return;
-  }
+    if (!spec.stream) {
+      const hit = cached?.hit && 'body' in cached.hit ? cached.hit.body : undefined;
+      const body: { model?: unknown } = hit ? (spec.restamp?.(hit) ?? hit) : await spec.complete(plan, call);
+      if (cached && !hit) deps.cache?.save(cached, { body });
+      if (typeof body.model === 'string') ctx.state.model = body.model;
+      ctx.body = body;
+      return;
+    }
 
-  const send = { ...call, logger: deps.logger, onFirstEvent: firstEventClock(ctx) };
-  if (cached?.hit && 'events' in cached.hit) {
-    ctx.respond = false;
-    const replay = spec.stream.replay(cached.hit.events);
-    const model = modelOf(replay.events[0]);
-    if (model) ctx.state.model = model;
-    await replayEvents(ctx.res, replay.events, replay.format, send);
-    return;
+    const send = { ...call, logger: deps.logger, onFirstEvent: firstEventClock(ctx) };
+    if (cached?.hit && 'events' in cached.hit) {
+      ctx.respond = false;
+      const replay = spec.stream.replay(cached.hit.events);
+      const model = modelOf(replay.events[0]);
+      if (model) ctx.state.model = model;
+      await replayEvents(ctx.res, replay.events, replay.format, send);
+      return;
+    }
+    const upstream = await spec.stream.open(plan, call);
+    ctx.state.model = upstream.model;
+    ctx.respond = false; // only now: a failure before the upstream said yes is still a JSON error
+    const events: E[] = [];
+    const onEvent = cached ? (event: E) => void events.push(event) : undefined;
+    const complete = await sendEvents(ctx.res, upstream.events, upstream.format, { ...send, onEvent });
+    if (cached && complete) deps.cache?.save(cached, { events });
+  } finally {
+    metered.close(); // once the route is done, a stream included: settled by its usage, or the reservation given back
   }
-  const upstream = await spec.stream.open(plan, call);
-  ctx.state.model = upstream.model;
-  ctx.respond = false; // only now: a failure before the upstream said yes is still a JSON error
-  const events: E[] = [];
-  const onEvent = cached ? (event: E) => void events.push(event) : undefined;
-  const complete = await sendEvents(ctx.res, upstream.events, upstream.format, { ...send, onEvent });
-  if (cached && complete) deps.cache?.save(cached, { events });
 }
 
 /** The model a recorded stream names: a chat chunk's `model`, or the Response a lifecycle event carries. */

@@ -27,16 +27,16 @@ export class LocalProvider implements Provider {
     };
   }
 
-  async stream(request: ChatCompletionRequest, _model: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk>> {
+  async stream(request: ChatCompletionRequest, _model: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk[]>> {
     const { tokens, finishReason } = echoReply(request);
     const n = request.n ?? 1;
     const usage = makeUsage(countPromptTokens(request.messages), tokens.length * n);
     return (async function* () {
       for (const piece of echoPieces(tokens)) {
         if (ctx.signal.aborted) return;
-        yield { choices: Array.from({ length: n }, (_, index) => ({ index, delta: { content: piece }, finish_reason: null })) };
+        yield [{ choices: Array.from({ length: n }, (_, index) => ({ index, delta: { content: piece }, finish_reason: null })) }];
       }
-      yield { choices: Array.from({ length: n }, (_, index) => ({ index, delta: {}, finish_reason: finishReason })), usage };
+      yield [{ choices: Array.from({ length: n }, (_, index) => ({ index, delta: {}, finish_reason: finishReason })), usage }];
     })();
   }
 
