@@ -1,9 +1,9 @@
 import type { ProviderConfig } from '@switchboard/config';
 import type { DestroyableBody } from '@switchboard/http';
+import { type SseEvent, sseBatches } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { type SseEvent, sseBatches } from './sse-parser.js';
 import { postForm, postJson, readText, streamError, timedBody, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type SseEvent, sseBatches } from './sse-parser.js';
+import { SseDecoder, type SseEvent, sseBatches } from './sse-parser.js';
 
 /** Every event of the stream, in order, whatever batches the reads made. */
 async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
@@ -48,5 +48,18 @@ describe('the SSE decoder', () => {
       { event: null, data: 'x' },
       { event: null, data: 'y' },
     ]);
+  });
+
+  it("keeps the last event id, even from an event without data, and the server's retry", () => {
+    const decoder = new SseDecoder();
+    expect(decoder.push('id: 7\nretry: 1500\n\n')).toEqual([]);
+    expect(decoder.lastEventId).toBe('7');
+    expect(decoder.retryMs).toBe(1500);
+    expect(decoder.push('data: x\n\nid: 8\ndata: y\nretry: soon\n\n')).toEqual([
+      { event: null, data: 'x' },
+      { event: null, data: 'y' },
+    ]);
+    expect(decoder.lastEventId).toBe('8');
+    expect(decoder.retryMs).toBe(1500);
   });
 });
