@@ -15,6 +15,8 @@ let server: Server;
 let base: string;
 const seen: { method?: string; url?: string; headers: IncomingHttpHeaders; body: string }[] = [];
 const agent = new Agent();
+/** Sessions the server has forgotten (it answers 404 to them). */
+const gone = new Set<string>();
 
 function answer(res: import('node:http').ServerResponse, id: unknown, result: unknown, sse: boolean) {
   const body = JSON.stringify({ jsonrpc: '2.0', id, result });
@@ -31,6 +33,7 @@ beforeAll(async () => {
       if (req.url === '/old') return void res.writeHead(307, { location: '/mcp' }).end();
       if (req.url === '/elsewhere') return void res.writeHead(307, { location: 'http://127.0.0.2:1/mcp' }).end();
       if (req.method === 'GET') return void res.writeHead(405).end();
+      if (gone.has(String(req.headers['mcp-session-id']))) return void res.writeHead(404).end('session not found');
       const message = JSON.parse(body);
       if (message.method === 'initialize') {
         res.setHeader('mcp-session-id', 'session-1');
@@ -107,5 +110,16 @@ describe('the Streamable HTTP transport', () => {
       'the MCP server ended its event stream before it answered',
     );
     await client.close();
+  });
+
+  it('closes when the server says the session is gone (404), so that a new session is started', async () => {
+    const client = await connect('/mcp');
+    const closed = new Promise<void>((resolve) => {
+      client.onclose = resolve;
+    });
+    gone.add('session-1');
+    await expect(client.callTool({ name: 'add', arguments: { a: 1 } })).rejects.toThrow(/404|session not found/);
+    await closed;
+    gone.clear();
   });
 });

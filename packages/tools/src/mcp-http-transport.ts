@@ -27,7 +27,9 @@ type Body = Dispatcher.ResponseData['body'];
  * none), where it sends notifications such as `tools/list_changed`; that stream, and a POST stream
  * that carried an event id and broke before its response, are resumed with `Last-Event-ID` as the
  * SDK's transport does (its defaults: 1 s, ×1.5, 2 tries; the server's `retry` when it sent one).
- * Redirects are followed within the server's origin only (307/308 for a POST), at most 5.
+ * Redirects are followed within the server's origin only (307/308 for a POST), at most 5. A 404 to
+ * a request with a session id (the session is gone) closes the transport, so that the connection
+ * is made again with a new session, as the spec requires.
  * A POST stream that ends without the response and cannot be resumed fails the request at once.
  */
 export class McpHttpTransport implements Transport {
@@ -82,6 +84,10 @@ export class McpHttpTransport implements Transport {
       }
       if (answer.statusCode < 200 || answer.statusCode > 299) {
         const text = await readBody(answer.body, MAX_ERROR_BYTES, { truncate: true }).catch(() => '');
+        // The spec: a 404 to a request with a session id means the session is gone, and the client
+        // MUST start a new one. This request fails with the 404; then the transport closes, and
+        // McpServers connects again (a new initialize, without the old id).
+        if (answer.statusCode === 404 && this.#sessionId) setImmediate(() => void this.close());
         throw new StreamableHTTPError(answer.statusCode, `Error POSTing to endpoint: ${text}`);
       }
       const isRequest = 'method' in message && 'id' in message;
