@@ -3,8 +3,8 @@
 // runs only it; `node bench/hub-tools.mjs` after a build runs it alone too). A real worker process
 // on a private redis-server answers N messages without tools, then N messages of STEPS tool steps
 // each (the model — a local fake speaking OpenAI's tool_calls — asks for the test MCP server's pure
-// `add` over Streamable HTTP, once per step; model and MCP server run in this process, so the
-// worker's CPU excludes them). Per step: (worker CPU with tools − without) / (N × STEPS), and Redis
+// `add` over Streamable HTTP — or over stdio with BENCH_TOOLS_TRANSPORT=stdio — once per step; model and MCP server run in this process, so the
+// worker's CPU excludes them; a stdio server is the worker's child, whose CPU /proc counts apart). Per step: (worker CPU with tools − without) / (N × STEPS), and Redis
 // commands likewise — the extra model call's client side and the MCP client's work included, the
 // tool's own time not.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,24 +14,28 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { loadSettings } from '@switchboard/config';
 import { acceptMessage, createHub } from '@switchboard/hub';
-import { startOpenAIUpstream, startTestMcpHttpServer, toolCallingModel } from '@switchboard/testing';
+import { MCP_STDIO_SERVER, startOpenAIUpstream, startTestMcpHttpServer, toolCallingModel } from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { Child } from './children.mjs';
 import { processCpuMs } from './cpu.mjs';
 import { RedisCounters, startRedisServer } from './redis-server.mjs';
 
-/** The phase's size from the environment: BENCH_TOOLS_MESSAGES (200) messages of BENCH_TOOLS_STEPS (3) steps. */
+/**
+ * The phase's size from the environment: BENCH_TOOLS_MESSAGES (200) messages of BENCH_TOOLS_STEPS
+ * (3) steps, the MCP server over BENCH_TOOLS_TRANSPORT (`http`, or `stdio`).
+ */
 export const toolsOptions = () => ({
   messages: Number(process.env.BENCH_TOOLS_MESSAGES ?? 200),
   steps: Number(process.env.BENCH_TOOLS_STEPS ?? 3),
+  transport: process.env.BENCH_TOOLS_TRANSPORT === 'stdio' ? 'stdio' : 'http',
   profileDir: process.env.BENCH_TOOLS_PROFILE,
 });
 
 /**
  * Runs the phase on a redis-server and worker of its own; resolves with the per-step figures.
- * @param {{ messages: number, steps: number, profileDir?: string }} options
+ * @param {{ messages: number, steps: number, transport?: 'http' | 'stdio', profileDir?: string }} options
  */
-export async function toolsScenario({ messages: N, steps: STEPS, profileDir }) {
+export async function toolsScenario({ messages: N, steps: STEPS, transport = 'http', profileDir }) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-tools-'));
   const fail = (message) => {
     console.error(`bench: ${message}`);
@@ -48,7 +52,7 @@ export async function toolsScenario({ messages: N, steps: STEPS, profileDir }) {
     JSON.stringify({
       defaultModel: 'mock/m',
       providers: { mock: { type: 'openai', baseUrl: `${upstream.url}/v1`, models: ['m'] } },
-      mcpServers: { calc: { url: mcp.url } },
+      mcpServers: { calc: transport === 'stdio' ? { command: process.execPath, args: [MCP_STDIO_SERVER] } : { url: mcp.url } },
       hooks: { bench: { type: 'generic', token: 'bench-hook-token', stream: false, tools: ['calc'], maxToolSteps: STEPS + 1 } },
       worker: { concurrency: 8 },
     }),
@@ -112,6 +116,7 @@ export async function toolsScenario({ messages: N, steps: STEPS, profileDir }) {
     return {
       messages: N,
       steps: STEPS,
+      transport,
       plainMsPerMessage: plain.cpuMs / N,
       toolsMsPerMessage: tools.cpuMs / N,
       cpuPerStep,
@@ -134,11 +139,11 @@ export async function toolsScenario({ messages: N, steps: STEPS, profileDir }) {
 /** The phase's lines for the report; the target (issue 20) is 1 ms of worker CPU per step. */
 export function toolsReport(r) {
   return [
-    `Tools (a tool step: one model call asking for a tool, the MCP call, the records; ${r.messages} messages of ${r.steps} steps):`,
+    `Tools (a tool step: one model call asking for a tool, the MCP call over ${r.transport}, the records; ${r.messages} messages of ${r.steps} steps):`,
     `  worker CPU: ${r.plainMsPerMessage.toFixed(2)} ms per message without tools, ${r.toolsMsPerMessage.toFixed(2)} ms with`,
     `  worker CPU per tool step: ${r.cpuPerStep.toFixed(2)} ms (target ≤ 1 ms: ${r.cpuPerStep <= 1 ? 'met' : 'not met'})`,
     `  Redis commands per tool step: ${r.commandsPerStep.toFixed(1)} (${r.perPoll} per poll taken out)`,
-    `  MCP requests: ${r.mcpRequests}; model requests: ${r.modelRequests}`,
+    `  ${r.transport === 'http' ? `MCP requests: ${r.mcpRequests}; ` : ''}model requests: ${r.modelRequests}`,
   ].join('\n');
 }
 

@@ -127,6 +127,8 @@ export const responsesRequestSchema = z.looseObject({
     }),
   ),
   parallel_tool_calls: nullable(z.boolean()),
+  /** How many built-in (here: `mcp`) tool calls the response may run; further calls are ignored. */
+  max_tool_calls: nullable(z.int().min(0)),
   text: nullable(z.looseObject({ format: nullable(textFormat) })),
   stream: nullable(z.boolean()),
   store: nullable(z.boolean()),

@@ -1,9 +1,8 @@
 import type { ProviderConfig } from '@switchboard/config';
-import type { DestroyableBody } from '@switchboard/http';
+import { type DestroyableBody, SseDecoder, type SseEvent } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { SseDecoder, type SseEvent } from './sse-parser.js';
 import { bodyTimer, postForm, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 

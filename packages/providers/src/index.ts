@@ -15,7 +15,6 @@ export * from './registry.js';
 export * from './responses/index.js';
 export * from './routing/cooldown-store.js';
 export type { RouteMember, RoutePlan, Target } from './routing/route-table.js';
-export type { SseEvent } from './sse-parser.js';
 export { isAbort } from './upstream-http.js';
 export type { ProviderLog } from './upstream-pool.js';
 export { countPromptTokens, countText, warmTokenizer } from './usage.js';

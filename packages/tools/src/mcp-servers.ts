@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '@switchboard/config';
 import type { McpServerState } from '@switchboard/protocol';
-import { mcpFetch } from './mcp-fetch.js';
+import { Agent } from 'undici';
+import { McpHttpTransport } from './mcp-http-transport.js';
 import { type OfferedTool, offeredTools, type ToolInfo } from './offered-tools.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutput, toolError, toolOutput } from './tool-output.js';
 
@@ -100,8 +100,8 @@ class ServerConnection {
   private retryMs: number;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** A Streamable HTTP server's requests, on a keep-alive pool of its own (mcp-fetch.ts). */
-  private http: ReturnType<typeof mcpFetch> | null = null;
+  /** A Streamable HTTP server's requests, on a keep-alive pool of its own. */
+  private http: Agent | null = null;
 
   constructor(
     readonly name: string,
@@ -180,11 +180,8 @@ class ServerConnection {
   private transport(): Transport {
     const config = this.config;
     if ('url' in config) {
-      this.http ??= mcpFetch();
-      return new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: config.headers },
-        fetch: this.http.fetch,
-      });
+      this.http ??= new Agent();
+      return new McpHttpTransport(config.url, config.headers, this.http);
     }
     return new StdioClientTransport({
       command: config.command,

@@ -39,6 +39,13 @@ const PLANS: Record<string, ToolTurn[]> = {
   'flood me': [[{ name: 'remote__huge', arguments: { chars: 100_000 } }]],
   'sum remotely': [[{ name: 'remote__add', arguments: { a: 1, b: 2 } }]],
   'never stop': Array.from({ length: 12 }, (_, n) => [{ name: 'remote__add', arguments: { a: n, b: 1 } }]),
+  'sum a lot': [
+    [
+      { name: 'remote__add', arguments: { a: 1, b: 1 } },
+      { name: 'remote__add', arguments: { a: 2, b: 2 } },
+    ],
+    [{ name: 'remote__add', arguments: { a: 3, b: 3 } }],
+  ],
   'weather and a ticket': [
     [
       { name: 'remote__create_ticket', arguments: { title: 'umbrella' } },
@@ -120,7 +127,12 @@ describe('mcp tools on /v1/responses', () => {
     const events: ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
 
-    const types = events.map((event) => event.type);
+    // The model's text word by word, as it streamed it (the fake streams 'tools said: ticket #n created: streamed').
+    const deltas = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : []));
+    expect(deltas).toEqual(['tools ', 'said: ', 'ticket ', `#${before + 1} `, 'created: ', 'streamed']);
+    const types = events
+      .map((event) => event.type)
+      .filter((type, i, all) => type !== all[i - 1] || type !== 'response.output_text.delta');
     expect(types).toEqual([
       'response.created',
       'response.in_progress',
@@ -148,7 +160,12 @@ describe('mcp tools on /v1/responses', () => {
     // allowed_tools: only create_ticket is listed (and offered).
     expect(output[0]).toMatchObject({ type: 'mcp_list_tools', tools: [{ name: 'create_ticket' }] });
     expect(output[1]).toMatchObject({ type: 'mcp_call', status: 'completed', output: `ticket #${before + 1} created: streamed` });
+    expect(output[2]).toMatchObject({ type: 'message', status: 'completed', content: [{ text: deltas.join('') }] });
+    // Streamed calls are metered too (the fake reports no usage on a stream: the gateway counts it).
+    expect(done?.type === 'response.completed' && done.response.usage?.total_tokens).toBeGreaterThan(0);
     expect(mcp.tickets.slice(before)).toEqual(['streamed']);
+    // Each model call was streamed from the upstream.
+    expect(upstream.requests.slice(-2).map((request) => (request.json as { stream?: boolean }).stream)).toEqual([true, true]);
     const offered = (upstream.requests.at(-1)!.json as { tools: { function: { name: string } }[] }).tools;
     expect(offered.map((tool) => tool.function.name)).toEqual(['remote__create_ticket']);
   });
@@ -181,6 +198,29 @@ describe('mcp tools on /v1/responses', () => {
     expect(response.output_text).toBe('tools said: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8');
     expect((upstream.requests.at(-1)!.json as { tool_choice?: unknown }).tool_choice).toBe('none');
     expect(response.usage?.total_tokens).toBe(9 * 18);
+  });
+
+  it('runs no more MCP calls than max_tool_calls: a call past it is not run, and the model is asked on without tools', async () => {
+    // openai-node 6.49 types max_tool_calls on the Responses client events only: the body is sent as the API reference has it.
+    const limited = (max_tool_calls: number) => {
+      const body = { model: 'mock/gpt-4o', input: 'sum a lot', tools: [remote()], max_tool_calls };
+      return client.responses.create(body);
+    };
+    const response = await limited(1);
+    const calls = response.output.filter((item) => item.type === 'mcp_call');
+    expect(calls).toMatchObject([{ name: 'add', arguments: '{"a":1,"b":1}', output: '2' }]);
+    expect(response.output_text).toBe(
+      'tools said: 2 | Error: not run: this response may make at most 1 MCP tool calls (max_tool_calls).',
+    );
+    expect(upstream.requests.at(-1)!.json).toMatchObject({ tool_choice: 'none' });
+
+    const two = await limited(2);
+    expect(two.output.flatMap((item) => (item.type === 'mcp_call' ? [item.output] : []))).toEqual(['2', '4']);
+    expect(two.output_text).toBe('tools said: 2 | 4');
+
+    const none = await limited(0);
+    expect(none.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'message']);
+    expect(upstream.requests.at(-1)!.json).toMatchObject({ tool_choice: 'none' });
   });
 
   it('records the request once in the usage, with the tokens of both model calls', async () => {

@@ -23,9 +23,10 @@ export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps,
     const request = parseBody(responsesRequestSchema, ctx.request.body, limits.maxJsonDepth, '"model" and "input"');
     if (Array.isArray(request.input) && request.input.length > limits.maxMessages)
       throw tooManyMessages(limits.maxMessages, 'input');
-    const mcp = mcpToolsOf(request).length > 0;
-    const grants = (ctx.state.client as ApiClient | undefined)?.tools ?? [];
-    if (mcp) checkMcpTools(request, grants, deps.mcpServers.names);
+    const mcpTools = mcpToolsOf(request);
+    const mcp =
+      mcpTools.length > 0 ? { request, mcpTools, grants: (ctx.state.client as ApiClient | undefined)?.tools ?? [] } : null;
+    if (mcp) checkMcpTools(mcpTools, mcp.grants, deps.mcpServers.names);
     await v1Call(ctx, deps, {
       endpoint: mcp ? null : 'responses',
       modelKind: 'chat',
@@ -34,14 +35,14 @@ export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps,
       estimate: { prompt: [request.instructions, request.input], maxOutput: request.max_output_tokens },
       user: request.user,
       complete: (plan, call) =>
-        mcp ? createMcpResponse(deps, request, grants, plan, call) : createResponse(deps.gateway, request, call, plan),
+        mcp ? createMcpResponse(deps, mcp, plan, call) : createResponse(deps.gateway, request, call, plan),
       restamp: restampResponse,
       stream:
         request.stream === true
           ? {
               open: async (plan, call) => {
                 const upstream = mcp
-                  ? await openMcpResponse(deps, request, grants, plan, call)
+                  ? await openMcpResponse(deps, mcp, plan, call, true)
                   : await streamResponse(deps.gateway, request, call, plan);
                 const format = { name: named, done: false, failure: (err: unknown) => upstream.fail(err) };
                 return { model: upstream.model, events: upstream.events, format };

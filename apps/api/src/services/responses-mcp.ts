@@ -15,33 +15,40 @@ import {
   responseId,
   toErrorResponse,
   type Usage,
+  unixSeconds,
 } from '@switchboard/protocol';
 import {
   type CallContext,
+  type CompletionStream,
   fromChatCompletion,
   type Gateway,
   type RoutePlan,
   responseShell,
   toChatRequest,
-  toResponseUsage,
 } from '@switchboard/providers';
 import { ARGUMENTS_NOT_AN_OBJECT, asFunctionTool, type McpServers, type OfferedTool, toolArguments } from '@switchboard/tools';
+import { McpEvents } from './mcp-response-events.js';
 
 /**
  * `mcp` tools on POST /v1/responses, run by the API process as OpenAI runs remote MCP servers:
  * the model is offered the tools of the named (configured, granted) servers as functions; each
  * call it makes runs through packages/tools (time-out, output cap, failures as tool errors) and
  * its result goes back to it, until it answers in text or asked for tools MAX_TOOL_STEPS times
- * (then once more with `tool_choice: "none"`). The output holds an `mcp_list_tools` item per
- * server, an `mcp_call` item per call, then the message; a stream sends the events OpenAI
- * documents for them. Shapes: openai-node v6 (resources/responses/responses.d.ts:
+ * (then once more with `tool_choice: "none"`). `max_tool_calls` bounds the calls run: past it, a
+ * call the model asks for is not run (no item; the model is told), and it is asked on without
+ * tools. The output holds an `mcp_list_tools` item per server, an `mcp_call` item per call, then
+ * the message; a stream sends the events OpenAI documents for them, the model's text as it
+ * streams. Shapes: openai-node v6 (resources/responses/responses.d.ts:
  * `ResponseOutputItem.McpCall`/`McpListTools`, `ResponseMcpCall{InProgress,Completed,Failed}Event`,
  * `ResponseMcpListTools{InProgress,Completed,Failed}Event`, `ResponseMcpCallArguments{Delta,Done}Event`).
  */
 export const MAX_TOOL_STEPS = 8;
 
-/** The request's `mcp` tools with their index in `tools` (for a 400's `param`). */
-export function mcpToolsOf(request: ResponsesRequest): { tool: ResponsesMcpTool; index: number }[] {
+/** A request's `mcp` tools, each with its index in `tools` (for a 400's `param`). */
+export type McpToolsOf = { tool: ResponsesMcpTool; index: number }[];
+
+/** The request's `mcp` tools with their index in `tools`: read once per request, by the route. */
+export function mcpToolsOf(request: ResponsesRequest): McpToolsOf {
   return (request.tools ?? []).flatMap((tool, index) => (tool.type === 'mcp' ? [{ tool, index }] : []));
 }
 
@@ -50,10 +57,10 @@ export function mcpToolsOf(request: ResponsesRequest): { tool: ResponsesMcpTool;
  * (or sent headers or a token: a configured server has its own),
  * a label no configured server has, one the key is not granted, approvals, duplicate labels.
  */
-export function checkMcpTools(request: ResponsesRequest, grants: readonly string[], configured: readonly string[]): void {
+export function checkMcpTools(named: McpToolsOf, grants: readonly string[], configured: readonly string[]): void {
   const code = 'unsupported_parameter';
   const seen = new Set<string>();
-  for (const { tool, index } of mcpToolsOf(request)) {
+  for (const { tool, index } of named) {
     const at = `tools[${index}]`;
     const remote = (['server_url', 'connector_id', 'headers', 'authorization'] as const).find((field) => tool[field] != null);
     if (remote)
@@ -88,10 +95,10 @@ export function checkMcpTools(request: ResponsesRequest, grants: readonly string
 /** What the model is offered: each granted, allowed tool by its function name, and the servers' list items. */
 async function offer(
   tools: McpServers,
-  request: ResponsesRequest,
+  mcpTools: McpToolsOf,
   grants: readonly string[],
 ): Promise<{ offered: Map<string, OfferedTool>; lists: ResponseMcpListToolsItem[] }> {
-  const named = mcpToolsOf(request).map(({ tool }) => tool);
+  const named = mcpTools.map(({ tool }) => tool);
   await tools.ready(named.map((tool) => tool.server_label));
   const all = [...tools.offer(grants).values()];
   const connected = new Set(tools.states().flatMap((state) => (state.connected ? [state.name] : [])));
@@ -129,19 +136,33 @@ export interface McpResponseStream {
   fail(err: unknown): ResponseStreamEvent[];
 }
 
+/** What the route read of the request: its `mcp` tools (checked) and the key's grants. */
+export interface McpRequest {
+  request: ResponsesRequest;
+  mcpTools: McpToolsOf;
+  grants: readonly string[];
+}
+
 /**
- * Lists the tools and asks the model once; resolves once it answered (a failure until then is
- * still a JSON error), with the events of the whole loop. Usage is summed over the model calls
- * and metered once, when the loop ends however it ends.
+ * One model call of the loop, once the upstream accepted it: iterated, it yields the events of its
+ * text as the model streams it (a whole call: none) and returns the completion.
+ */
+type ModelStep = AsyncGenerator<ResponseStreamEvent, ChatCompletion>;
+
+/**
+ * Lists the tools and asks the model once; resolves once the upstream accepted (a failure until
+ * then is still a JSON error), with the events of the whole loop. With `streamText`, each model
+ * call is streamed upstream and its text sent on as it comes; without, each is a whole call. Usage
+ * is summed over the model calls and metered once, when the loop ends however it ends.
  */
 export async function openMcpResponse(
   deps: McpResponseDeps,
-  request: ResponsesRequest,
-  grants: readonly string[],
+  { request, mcpTools, grants }: McpRequest,
   plan: RoutePlan,
   call: CallContext,
+  streamText = false,
 ): Promise<McpResponseStream> {
-  const { offered, lists } = await offer(deps.tools, request, grants);
+  const { offered, lists } = await offer(deps.tools, mcpTools, grants);
   const clientFunctions = new Set(request.tools?.flatMap((tool) => (tool.type === 'function' ? [tool.name] : [])));
   for (const name of offered.keys())
     if (clientFunctions.has(name))
@@ -149,39 +170,57 @@ export async function openMcpResponse(
   const chat = toChatRequest(request, false);
   chat.tools = [...(chat.tools ?? []), ...[...offered.values()].map(asFunctionTool)];
   const usage = new UsageSum(call);
-  const ask = async (messages: ChatMessage[], choice?: 'none') => {
+  const upstream = { signal: call.signal, requestId: call.requestId, onUsage: usage.add };
+  const maxCalls = request.max_tool_calls ?? Number.POSITIVE_INFINITY;
+  let ran = 0;
+  // Past its steps, or its calls with no function of the client's to call: asked on without tools.
+  const choiceAt = (step: number): 'none' | undefined =>
+    step > MAX_TOOL_STEPS || (ran >= maxCalls && clientFunctions.size === 0) ? 'none' : undefined;
+  // The Response's events: there once the first call was accepted (a streamed step sends its text through them).
+  let out!: McpEvents;
+  const ask = async (messages: ChatMessage[], step: number): Promise<ModelStep & { model: string }> => {
+    const choice = choiceAt(step);
     const body: ChatCompletionRequest = { ...chat, messages, ...(choice ? { tool_choice: choice } : {}) };
     if (!chat.tools?.length) delete body.tools;
-    const completion = await deps.gateway.complete(body, { signal: call.signal, requestId: call.requestId }, plan);
-    usage.add(completion);
-    return completion;
+    if (!streamText) return answered(await deps.gateway.complete(body, upstream, plan));
+    const streamed = { ...body, stream: true, stream_options: { include_usage: true } };
+    return streamStep(await deps.gateway.stream(streamed, upstream, plan), () => out);
   };
-  let first: ChatCompletion;
+  let first: ModelStep & { model: string };
   try {
-    first = await ask(chat.messages);
+    first = await ask(chat.messages, 1);
   } catch (err) {
     usage.settle();
     throw err;
   }
-  const out = new McpEvents(responseShell(request, { id: responseId(), created_at: first.created, model: first.model }));
+  const model = first.model;
+  out = new McpEvents(responseShell(request, { id: responseId(), created_at: unixSeconds(), model }));
 
   async function* events(): AsyncGenerator<ResponseStreamEvent> {
     try {
       yield* out.start();
       for (const list of lists) yield* out.listed(list);
       const transcript = [...chat.messages];
-      let completion = first;
+      let pending = first;
       for (let step = 1; ; step++) {
+        const completion = yield* pending;
         const answer = fromChatCompletion(completion, out.shell);
         const calls = answer.output.filter((item): item is ResponseFunctionCallItem => item.type === 'function_call');
         // After the last step the model was told not to call tools: a call it makes anyway is not run.
         const mine = step > MAX_TOOL_STEPS ? [] : calls.filter((item) => offered.has(item.name));
         const theirs = calls.filter((item) => !offered.has(item.name));
+        const streamed = out.textDone(answer.status === 'completed' ? 'completed' : 'incomplete');
+        yield* streamed;
         for (const item of answer.output)
-          if (item.type === 'message' && (calls.length === 0 || hasText(item))) yield* out.whole(item);
+          if (item.type === 'message' && !streamed.length && (calls.length === 0 || hasText(item))) yield* out.whole(item);
         const results: ChatMessage[] = [];
         for (const item of mine) {
-          const content = yield* run(deps.tools, out, offered.get(item.name)!, item, call.signal);
+          // Past max_tool_calls a call is not run, and makes no item (OpenAI: "ignored"); the model is told.
+          let content = `Error: not run: this response may make at most ${maxCalls} MCP tool calls (max_tool_calls).`;
+          if (ran < maxCalls) {
+            ran++;
+            content = yield* run(deps.tools, out, offered.get(item.name)!, item, call.signal);
+          }
           results.push({ role: 'tool', tool_call_id: item.call_id, content });
         }
         // No MCP call, or the client's own functions asked for too: the client runs those, and the answer ends here.
@@ -191,8 +230,7 @@ export async function openMcpResponse(
           return;
         }
         transcript.push(completion.choices[0]!.message as ChatMessage, ...results);
-        // Out of steps: asked once more, told not to call tools.
-        completion = await ask(transcript, step >= MAX_TOOL_STEPS ? 'none' : undefined);
+        pending = await ask(transcript, step + 1);
       }
     } finally {
       usage.settle();
@@ -200,7 +238,7 @@ export async function openMcpResponse(
   }
 
   return {
-    model: first.model,
+    model,
     events: events(),
     fail: (err) => out.fail(toErrorResponse(err).body.error),
   };
@@ -209,15 +247,78 @@ export async function openMcpResponse(
 /** The whole Response: the same loop, its events drained. */
 export async function createMcpResponse(
   deps: McpResponseDeps,
-  request: ResponsesRequest,
-  grants: readonly string[],
+  mcp: McpRequest,
   plan: RoutePlan,
   call: CallContext,
 ): Promise<ResponseObject> {
-  const stream = await openMcpResponse(deps, request, grants, plan, call);
+  const stream = await openMcpResponse(deps, mcp, plan, call);
   let last: ResponseStreamEvent | undefined;
   for await (const event of stream.events) last = event;
   return last?.response as ResponseObject;
+}
+
+/** A whole model call as a step: no events, its completion. */
+function answered(completion: ChatCompletion): ModelStep & { model: string } {
+  const step = (async function* (): ModelStep {
+    yield* [];
+    return completion;
+  })();
+  return Object.assign(step, { model: completion.model });
+}
+
+/**
+ * A streamed model call as a step: each text delta goes out as it comes (`out()`: the Response's
+ * events, there once the first call was accepted); tool calls are gathered whole, to be run or
+ * handed to the client once the stream is over. Returns the completion the chunks add up to.
+ */
+function streamStep(stream: CompletionStream, out: () => McpEvents): ModelStep & { model: string } {
+  const step = (async function* (): ModelStep {
+    let text = '';
+    let refusal = '';
+    let finishReason: string | null = null;
+    const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
+    for await (const chunk of stream.chunks) {
+      const choice = chunk.choices.find((c) => c.index === 0);
+      if (!choice) continue;
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+      const { content, refusal: refused, tool_calls } = choice.delta as ChunkDelta;
+      if (typeof content === 'string' && content) {
+        text += content;
+        yield* out().text(content);
+      }
+      if (typeof refused === 'string') refusal += refused;
+      for (const delta of Array.isArray(tool_calls) ? tool_calls : []) {
+        calls[delta.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
+        const call = calls[delta.index]!;
+        if (delta.id) call.id = delta.id;
+        if (delta.function?.name) call.function.name += delta.function.name;
+        if (delta.function?.arguments) call.function.arguments += delta.function.arguments;
+      }
+    }
+    const toolCalls = calls.filter(Boolean);
+    const message = {
+      role: 'assistant' as const,
+      content: text || null,
+      ...(refusal ? { refusal } : {}),
+      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+    };
+    return {
+      id: stream.id,
+      object: 'chat.completion',
+      created: unixSeconds(),
+      model: stream.model,
+      choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop', logprobs: null }],
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    } as ChatCompletion;
+  })();
+  return Object.assign(step, { model: stream.model });
+}
+
+/** What a chunk's delta may hold (chat-completion chunks, OpenAI's streaming reference). */
+interface ChunkDelta {
+  content?: unknown;
+  refusal?: unknown;
+  tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
 }
 
 /** Runs one call as an `mcp_call` item (events as it goes); answers what the model is told. */
@@ -258,7 +359,7 @@ function hasText(item: ResponseOutputItem): boolean {
   return item.type === 'message' && item.content.some((part) => (part.type === 'output_text' ? part.text : part.refusal));
 }
 
-/** The usage of every model call of the loop, metered once with the sum. */
+/** The usage of every model call of the loop (as the gateway reports it, a stream's however it ends), metered once with the sum. */
 class UsageSum {
   private sum: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   private model = '';
@@ -267,101 +368,18 @@ class UsageSum {
 
   constructor(private readonly call: CallContext) {}
 
-  add(completion: ChatCompletion): void {
+  readonly add = (usage: Usage, model: string): void => {
     this.calls++;
-    this.model = completion.model;
-    this.sum.prompt_tokens += completion.usage.prompt_tokens;
-    this.sum.completion_tokens += completion.usage.completion_tokens;
-    this.sum.total_tokens += completion.usage.total_tokens;
-  }
+    this.model = model;
+    this.sum.prompt_tokens += usage.prompt_tokens;
+    this.sum.completion_tokens += usage.completion_tokens;
+    this.sum.total_tokens += usage.total_tokens;
+  };
 
   /** Meters the sum (once); answers it. */
   settle(): Usage {
     if (!this.settled && this.calls > 0) this.call.onUsage?.(this.sum, this.model);
     this.settled = true;
     return { ...this.sum };
-  }
-}
-
-/** The Response as it grows, and its events, numbered from 0 (each holds its own copies). */
-class McpEvents {
-  private sequence = 0;
-  private readonly output: ResponseOutputItem[] = [];
-
-  constructor(readonly shell: ResponseObject) {}
-
-  start(): ResponseStreamEvent[] {
-    return [
-      this.event('response.created', { response: this.snapshot() }),
-      this.event('response.in_progress', { response: this.snapshot() }),
-    ];
-  }
-
-  add(item: ResponseOutputItem): number {
-    this.output.push(item);
-    return this.output.length - 1;
-  }
-
-  /** A server's tool list: added (no tools yet), in progress, completed or failed, done. */
-  listed(list: ResponseMcpListToolsItem): ResponseStreamEvent[] {
-    const index = this.add(list);
-    const at = { item_id: list.id, output_index: index };
-    return [
-      this.event('response.output_item.added', { output_index: index, item: { ...list, tools: [], error: null } }),
-      this.event('response.mcp_list_tools.in_progress', at),
-      this.event(list.error ? 'response.mcp_list_tools.failed' : 'response.mcp_list_tools.completed', at),
-      this.event('response.output_item.done', { output_index: index, item: structuredClone(list) }),
-    ];
-  }
-
-  /** A message or function call known whole: the events a streamed one ends with, at once. */
-  whole(item: ResponseOutputItem): ResponseStreamEvent[] {
-    const index = this.add(item);
-    const at = { item_id: item.id, output_index: index };
-    const out: ResponseStreamEvent[] = [];
-    if (item.type === 'message') {
-      out.push(this.event('response.output_item.added', { output_index: index, item: { ...item, content: [] } }));
-      for (const [content_index, part] of item.content.entries()) {
-        const empty = part.type === 'output_text' ? { ...part, text: '' } : { ...part, refusal: '' };
-        out.push(this.event('response.content_part.added', { ...at, content_index, part: empty }));
-        if (part.type === 'output_text') {
-          out.push(this.event('response.output_text.delta', { ...at, content_index, delta: part.text, logprobs: [] }));
-          out.push(this.event('response.output_text.done', { ...at, content_index, text: part.text, logprobs: [] }));
-        } else {
-          out.push(this.event('response.refusal.delta', { ...at, content_index, delta: part.refusal }));
-          out.push(this.event('response.refusal.done', { ...at, content_index, refusal: part.refusal }));
-        }
-        out.push(this.event('response.content_part.done', { ...at, content_index, part: structuredClone(part) }));
-      }
-    } else if (item.type === 'function_call') {
-      out.push(this.event('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } }));
-      out.push(this.event('response.function_call_arguments.delta', { ...at, delta: item.arguments }));
-      out.push(this.event('response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments }));
-    }
-    out.push(this.event('response.output_item.done', { output_index: index, item: structuredClone(item) }));
-    return out;
-  }
-
-  /** The final Response: the last answer's status, every item, usage summed over the model calls. */
-  finish(answer: ResponseObject, usage: Usage): ResponseStreamEvent[] {
-    const { status, incomplete_details } = answer;
-    const response = { ...this.snapshot(), status, incomplete_details, usage: toResponseUsage(usage) };
-    return [this.event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response })];
-  }
-
-  fail(error: { code: string | null; message: string }): ResponseStreamEvent[] {
-    const failure = { code: error.code ?? 'server_error', message: error.message };
-    return [
-      this.event('error', { code: error.code, message: error.message, param: null }),
-      this.event('response.failed', { response: { ...this.snapshot(), status: 'failed', error: failure } }),
-    ];
-  }
-
-  event(type: string, fields: Record<string, unknown>): ResponseStreamEvent {
-    return { type, sequence_number: this.sequence++, ...fields };
-  }
-
-  private snapshot(): ResponseObject {
-    return { ...this.shell, output: structuredClone(this.output) };
   }
 }

@@ -1,5 +1,5 @@
+import type { SseEvent } from '@switchboard/http';
 import { describe, expect, it } from 'vitest';
-import type { SseEvent } from '../sse-parser.js';
 import { createStreamState, fromAnthropicEvent } from './convert-stream.js';
 
 const ev = (type: string, data: Record<string, unknown> = {}): SseEvent => ({

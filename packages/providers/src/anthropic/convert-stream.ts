@@ -1,6 +1,6 @@
+import type { SseEvent } from '@switchboard/http';
 import { upstreamError } from '@switchboard/protocol';
 import type { ProviderChunk } from '../provider.js';
-import type { SseEvent } from '../sse-parser.js';
 import { convertUsage, promptTokens } from './convert-usage.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { eventTypeSchema, STREAM_EVENT_TYPES, type StreamEvent, streamEventSchema } from './messages-api-schema.js';

@@ -1,3 +1,4 @@
+import type { SseEvent } from '@switchboard/http';
 import {
   type ChatCompletionChoice,
   type ChatCompletionRequest,
@@ -7,7 +8,6 @@ import {
   upstreamError,
 } from '@switchboard/protocol';
 import type { ProviderChunk, ProviderCompletion } from '../provider.js';
-import type { SseEvent } from '../sse-parser.js';
 
 /**
  * The upstream body: the client's request as sent (unknown parameters included), re-targeted. A

@@ -9,6 +9,7 @@ import {
   type Usage,
 } from '@switchboard/protocol';
 import { z } from 'zod';
+import { openMessageItem } from './convert-response.js';
 import { statusOf, toResponseUsage } from './response-shell.js';
 
 const toolCallDeltas = z.array(
@@ -120,14 +121,7 @@ export class ResponseEventStream {
   }
 
   private openMessage(out: ResponseStreamEvent[]): OpenItem & { kind: 'message' } {
-    const item: ResponseMessageItem = {
-      id: itemId('msg'),
-      type: 'message',
-      status: 'in_progress',
-      role: 'assistant',
-      content: [],
-    };
-    const part: ResponseOutputText = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+    const { item, part } = openMessageItem();
     const message = { kind: 'message' as const, item, part };
     this.message = message;
     this.items.push(message);

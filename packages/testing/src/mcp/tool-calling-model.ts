@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Handler, RecordedRequest } from '../http-server.js';
 import { sendJson } from '../http-server.js';
-import { answerText, completionBody, lastUserText } from '../openai-upstream.js';
+import { answerText, chunkBody, completionBody, lastUserText, openSse, writeSse } from '../openai-upstream.js';
 
 /** One model turn that asks for tools: each call's function name and arguments (an object). */
 export type ToolTurn = { name: string; arguments: Record<string, unknown> }[];
@@ -23,7 +23,9 @@ interface Message {
  * when n assistant messages with tool calls follow the last user message. Once the turns are used
  * up, or when `tool_choice` is `"none"`, it answers in text: `tools said: <each tool message's
  * content, joined by " | ">` (or `reply to: <prompt>` when no tool was called). Each call gets a
- * new random id, so a model asked a step again would give different ids.
+ * new random id, so a model asked a step again would give different ids. Asked with `stream: true`,
+ * it streams the same answers: text word by word, tool calls as `delta.tool_calls` pieces (each
+ * call's index, id and name first, its arguments in two halves), `finish_reason: "tool_calls"`.
  */
 export function toolCallingModel(plan: (prompt: string) => ToolTurn[] | undefined): Handler {
   return (req, res) => {
@@ -46,6 +48,22 @@ export function toolCallingModel(plan: (prompt: string) => ToolTurn[] | undefine
       type: 'function',
       function: { name: call.name, arguments: JSON.stringify(call.arguments) },
     }));
+    if (body?.stream) {
+      openSse(res);
+      writeSse(res, chunkBody(model, { role: 'assistant', content: null }));
+      tool_calls.forEach(({ id, type, function: { name, arguments: args } }, index) => {
+        const half = Math.ceil(args.length / 2);
+        writeSse(
+          res,
+          chunkBody(model, { tool_calls: [{ index, id, type, function: { name, arguments: args.slice(0, half) } }] }),
+        );
+        writeSse(res, chunkBody(model, { tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+      });
+      writeSse(res, chunkBody(model, {}, 'tool_calls'));
+      writeSse(res, '[DONE]');
+      res.end();
+      return;
+    }
     const completion = completionBody(model, '');
     completion.choices = [
       {

@@ -51,4 +51,17 @@ describe('the SSE decoder', () => {
       { event: null, data: 'y' },
     ]);
   });
+
+  it("keeps the last event id, even from an event without data, and the server's retry", () => {
+    const decoder = new SseDecoder();
+    expect(decoder.push('id: 7\nretry: 1500\n\n')).toEqual([]);
+    expect(decoder.lastEventId).toBe('7');
+    expect(decoder.retryMs).toBe(1500);
+    expect(decoder.push('data: x\n\nid: 8\ndata: y\nretry: soon\n\n')).toEqual([
+      { event: null, data: 'x' },
+      { event: null, data: 'y' },
+    ]);
+    expect(decoder.lastEventId).toBe('8');
+    expect(decoder.retryMs).toBe(1500);
+  });
 });

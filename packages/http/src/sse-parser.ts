@@ -1,4 +1,4 @@
-/** One Server-Sent Event as read from an upstream. */
+/** One Server-Sent Event as read from an upstream or an MCP server. */
 export interface SseEvent {
   event: string | null;
   data: string;
@@ -6,7 +6,7 @@ export interface SseEvent {
 
 /**
  * Reads an SSE byte stream piece by piece (WHATWG rules: `\n`, `\r\n` or `\r` line ends, `:`
- * comments, multi-line `data`): `push` returns the events a piece completes, at once and in one
+ * comments, multi-line `data`, `id` and `retry` kept on the decoder): `push` returns the events a piece completes, at once and in one
  * call, so a reader handles everything one network read brought before it awaits the next.
  */
 export class SseDecoder {
@@ -14,6 +14,10 @@ export class SseDecoder {
   #buffer = '';
   #event: string | null = null;
   #data: string[] = [];
+  /** The last `id` field read (WHATWG's last event ID: it outlives its event), for a reconnection's `Last-Event-ID`. */
+  lastEventId: string | undefined;
+  /** The last `retry` field read: how long the server asks a client to wait before reconnecting. */
+  retryMs: number | undefined;
 
   /** The events whose blank line is in `piece` (an empty array while an event is incomplete). */
   push(piece: Uint8Array | string): SseEvent[] {
@@ -58,5 +62,7 @@ export class SseDecoder {
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     if (field === 'data') this.#data.push(value);
     else if (field === 'event') this.#event = value;
+    else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
   }
 }

@@ -1,0 +1,125 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpHttpTransport } from './mcp-http-transport.js';
+
+/**
+ * The transport under the SDK's Client against a server written from the spec's wire format
+ * (Streamable HTTP, 2025-06-18): a JSON answer, an SSE answer, 202 for notifications, a session id,
+ * 405 for the GET stream, a redirect, a stream that ends before its answer. The SDK's own server
+ * is the other party in mcp-servers.integration.test.ts.
+ */
+let server: Server;
+let base: string;
+const seen: { method?: string; url?: string; headers: IncomingHttpHeaders; body: string }[] = [];
+const agent = new Agent();
+/** Sessions the server has forgotten (it answers 404 to them). */
+const gone = new Set<string>();
+
+function answer(res: import('node:http').ServerResponse, id: unknown, result: unknown, sse: boolean) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, result });
+  if (sse) res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${body}\n\n`);
+  else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (req.url === '/old') return void res.writeHead(307, { location: '/mcp' }).end();
+      if (req.url === '/elsewhere') return void res.writeHead(307, { location: 'http://127.0.0.2:1/mcp' }).end();
+      if (req.method === 'GET') return void res.writeHead(405).end();
+      if (gone.has(String(req.headers['mcp-session-id']))) return void res.writeHead(404).end('session not found');
+      const message = JSON.parse(body);
+      if (message.method === 'initialize') {
+        res.setHeader('mcp-session-id', 'session-1');
+        const result = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } };
+        return answer(res, message.id, result, false);
+      }
+      if (!('id' in message)) return void res.writeHead(202).end();
+      if (message.method === 'tools/list')
+        return answer(res, message.id, { tools: [{ name: 'add', inputSchema: { type: 'object' } }] }, true);
+      if (message.params?.name === 'vanish')
+        return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing to say\n\n');
+      answer(res, message.id, { content: [{ type: 'text', text: String(message.params.arguments.a + 1) }] }, false);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await agent.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function connect(path: string): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(new McpHttpTransport(`${base}${path}`, { authorization: 'Bearer t' }, agent), { timeout: 2_000 });
+  return client;
+}
+
+describe('the Streamable HTTP transport', () => {
+  it('initializes, then sends the session id and protocol version with every request, and reads JSON and SSE answers', async () => {
+    seen.length = 0;
+    const client = await connect('/mcp');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['add']);
+    expect(await client.callTool({ name: 'add', arguments: { a: 41 } })).toMatchObject({ content: [{ text: '42' }] });
+    await client.close();
+    const [init, ...rest] = seen;
+    expect(init).toMatchObject({
+      method: 'POST',
+      headers: { authorization: 'Bearer t', accept: 'application/json, text/event-stream' },
+    });
+    expect(init!.headers['mcp-session-id']).toBeUndefined();
+    // notifications/initialized (202), the GET stream (405: none), tools/list, tools/call
+    expect(rest.map((request) => request.method)).toEqual(['POST', 'GET', 'POST', 'POST']);
+    for (const request of rest)
+      expect(request.headers).toMatchObject({
+        'mcp-session-id': 'session-1',
+        'mcp-protocol-version': '2025-06-18',
+        authorization: 'Bearer t',
+      });
+    expect(rest[1]!.headers.accept).toBe('text/event-stream');
+  });
+
+  it('follows a redirect within the server’s origin, and not one that leaves it', async () => {
+    seen.length = 0;
+    const client = await connect('/old');
+    expect(await client.callTool({ name: 'add', arguments: { a: 1 } })).toMatchObject({ content: [{ text: '2' }] });
+    await client.close();
+    expect(seen.filter((request) => request.method === 'POST').map((request) => request.url)).toEqual([
+      '/old',
+      '/mcp',
+      '/old',
+      '/mcp',
+      '/old',
+      '/mcp',
+    ]);
+    await expect(connect('/elsewhere')).rejects.toThrow(/Error POSTing to endpoint/);
+  });
+
+  it('fails a request at once when its event stream ends before the answer (no event id to resume from)', async () => {
+    const client = await connect('/mcp');
+    await expect(client.callTool({ name: 'vanish', arguments: {} }, undefined, { timeout: 30_000 })).rejects.toThrow(
+      'the MCP server ended its event stream before it answered',
+    );
+    await client.close();
+  });
+
+  it('closes when the server says the session is gone (404), so that a new session is started', async () => {
+    const client = await connect('/mcp');
+    const closed = new Promise<void>((resolve) => {
+      client.onclose = resolve;
+    });
+    gone.add('session-1');
+    await expect(client.callTool({ name: 'add', arguments: { a: 1 } })).rejects.toThrow(/404|session not found/);
+    await closed;
+    gone.clear();
+  });
+});
