@@ -275,7 +275,6 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           ? (await hub.order.enqueue(conversation, id, job.data.message.dedupeKey !== null)).parkMs
           : hub.options.orderRecheckMs * Math.min(place, MAX_PARK_FACTOR);
       const waits = parkMs > 0;
-      const retention = hub.retentionSeconds;
       // As acceptMessage adds a job (packages/hub accept.ts).
       await hub.queue.add(
         'message',
@@ -284,8 +283,7 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           jobId: id,
           ...retryJobOptions(hub.options),
           ...(waits ? { delay: parkMs } : {}),
-          removeOnComplete: { age: retention, count: hub.keepJobs },
-          removeOnFail: { age: retention * 7, count: hub.keepJobs },
+          ...hub.retention.jobOptions(),
         },
       );
       if (Object.keys(job.fields).length) await hub.redis.hset(hub.queue.toKey(id), job.fields);
