@@ -65,7 +65,7 @@ const options = {
   logLevel: process.env.BENCH_HUB_LOG_LEVEL || 'info',
   apiNodeArgs: nodeArgsFromEnv('BENCH_HUB_API_NODE_ARGS'),
   workerNodeArgs: nodeArgsFromEnv('BENCH_HUB_WORKER_NODE_ARGS'),
-  /** `live`, `recovery`, `media`, `tools`: only that scenario; `hub`: all but live; empty: all. */
+  /** `live`, `recovery`, `media`, `tools`: only that scenario; `pipeline`: bare and Switchboard's phases only; `hub`: all but live; empty: all. */
   only: process.env.BENCH_HUB_ONLY || '',
   live: {
     messages: count('BENCH_HUB_LIVE_MESSAGES', 120),
@@ -82,6 +82,16 @@ const options = {
     batch: count('BENCH_HUB_MEDIA_BATCH', 100),
   },
 };
+/**
+ * What a minimal real bot on BullMQ keeps of finished jobs: Switchboard's retention (24 h, at most
+ * `keepJobs` completed, failed kept a week), as BullMQ's own job options, so the floor pays for
+ * the same bound (without it the bare queue keeps every job and does no removals).
+ */
+const BARE_JOB_OPTIONS = {
+  removeOnComplete: { age: 86_400, count: options.keepJobs },
+  removeOnFail: { age: 7 * 86_400, count: options.keepJobs },
+};
+
 const HOOK = 'bench';
 const HOOK_TOKEN = 'bench-hook-token-0123456789';
 const INBOX = '/inbox';
@@ -139,12 +149,13 @@ async function main() {
   const hub = await runPhases(await switchboardSystem(counters), { ordered: true });
   await stopChildren();
   await counters.flush();
-  const recovery = await runRecovery();
+  const pipelineOnly = options.only === 'pipeline';
+  const recovery = pipelineOnly ? null : await runRecovery();
   await counters.flush();
-  const media = await runMedia();
-  const tools = await runTools();
+  const media = pipelineOnly ? null : await runMedia();
+  const tools = pipelineOnly ? null : await runTools();
   let live = null;
-  if (options.only !== 'hub') {
+  if (options.only !== 'hub' && !pipelineOnly) {
     await stopChildren();
     await counters.flush();
     live = await runLive();
@@ -160,16 +171,16 @@ async function main() {
   console.log(`Correctness (after the last phase, every accepted message of every phase):\n\n${correctnessTable(bare, hub)}\n`);
   console.log(`Targets:\n\n${targets(bare, hub)}\n`);
   console.log(`${capacityLines(hub)}\n`);
-  console.log(`${recoveryReport(recovery)}\n`);
-  console.log(`${mediaReport(media)}\n`);
-  console.log(`${toolsReport(tools)}\n`);
+  if (recovery) console.log(`${recoveryReport(recovery)}\n`);
+  if (media) console.log(`${mediaReport(media)}\n`);
+  if (tools) console.log(`${toolsReport(tools)}\n`);
   if (live) console.log(`${liveReport(live)}\n`);
   console.log(`(whole run: ${seconds} s)`);
 
   const broken = [bare, hub].flatMap((result) =>
     ['warmup', ...PHASES].map((key) => result[key]).filter((phase) => phase.errors || phase.incomplete),
   );
-  if (checkFailed(hub.check) || recoveryFailed(recovery)) {
+  if (checkFailed(hub.check) || (recovery && recoveryFailed(recovery))) {
     console.error(
       'bench: ⚠ CORRECTNESS FAILURE: Switchboard lost, duplicated or reordered messages (see Correctness and recovery)',
     );
@@ -359,7 +370,7 @@ async function bareSystem(counters) {
     name: 'bare',
     accepted: new Map(),
     deliveries,
-    send: async (message) => (await queue.add('message', jobData(message))).id,
+    send: async (message) => (await queue.add('message', jobData(message), BARE_JOB_OPTIONS)).id,
     startWorker: async () => {
       const env = {
         ...process.env,
@@ -490,6 +501,7 @@ function header(startedAt) {
     '',
     `- node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}; bench, redis-server, API, worker and upstream share these cores`,
     `- private redis-server (no persistence); bare BullMQ first, then FLUSHALL, then Switchboard (hook \`${HOOK}\`, generic, replyUrl → a receiver in the bench process)`,
+    `- both keep finished jobs 24 h and at most ${o.keepJobs.toLocaleString('en-US')} completed (bare: BullMQ's removeOnComplete; Switchboard: worker.keepJobs)`,
     `- worker concurrency ${o.concurrency} (both); ${o.conversations} conversations${
       o.conversations < Math.max(o.inflight, o.endToEndInflight)
         ? ` (⚠ fewer than in flight: at most ${o.conversations} loops run)`

@@ -276,7 +276,6 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           ? (await hub.order.enqueue(conversation, id, job.data.message.dedupeKey !== null)).parkMs
           : hub.options.orderRecheckMs * Math.min(place, MAX_PARK_FACTOR);
       const waits = parkMs > 0;
-      const retention = hub.retentionSeconds;
       // As acceptMessage adds a job (packages/hub accept.ts).
       await hub.queue.add(
         'message',
@@ -285,8 +284,7 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           jobId: id,
           ...retryJobOptions(hub.options),
           ...(waits ? { delay: parkMs } : {}),
-          removeOnComplete: { age: retention, count: hub.keepJobs },
-          removeOnFail: { age: retention * 7, count: hub.keepJobs },
+          ...hub.retention.jobOptions(),
         },
       );
       // A job that ran before goes on as a re-run, which reads what earlier runs recorded (a first

@@ -144,6 +144,10 @@ function startShardWorker(deps: WorkerDeps, concurrency: number, count: { starte
   worker.on('completed', (job) =>
     deps.logger.info('job completed', { job_id: job.id, hook: (job.data as { hook?: unknown }).hook }),
   );
+  // Completed jobs are trimmed to worker.keepJobs every so many completions (hub job-retention.ts).
+  deps.hub.retention.follow(worker, (err) =>
+    deps.redisWatch.report(err, (e) => deps.logger.warn('completed jobs not trimmed', { error: e.message })),
+  );
   // While Redis is away every poll fails: those are the outage's, logged once (not one line each).
   worker.on('error', (err) => {
     deps.redisWatch.report(err, (e) => deps.logger.warn('worker error', { error: e.message }));

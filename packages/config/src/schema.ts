@@ -395,8 +395,9 @@ export const workerSchema = z.strictObject({
   concurrency: z.int().min(1).max(256).default(4),
   /**
    * Finished messages the queue keeps per shard, besides their age (completed 24 h, failed 7
-   * days): completed ones and failed ones, each up to this many; older ones are removed, and with
-   * them their job view. A platform's late repeat of a removed message is still recognised (its
+   * days): completed ones and failed ones, each up to this many (completed ones are trimmed in
+   * batches, up to 1 % more, at most 100, per worker between trims); older ones are removed, and
+   * with them their job view. A platform's late repeat of a removed message is still recognised (its
    * dedupe key, 24 h). @defaultValue 10000
    */
   keepJobs: z.int().min(10).max(10_000_000).default(10_000),

@@ -36,14 +36,12 @@ export async function acceptMessage(
   const waits = parkMs > 0;
 
   const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits, ...(trace ? { trace } : {}) };
-  const retention = hub.retentionSeconds;
   await hub.queue.add('message', data, {
     jobId,
     ...retryJobOptions(hub.options),
     ...(waits ? { delay: parkMs } : {}),
     // Bounded by age and by count (per shard): Redis memory levels off however busy the hub is.
-    removeOnComplete: { age: retention, count: hub.keepJobs },
-    removeOnFail: { age: retention * 7, count: hub.keepJobs },
+    ...hub.retention.jobOptions(),
   });
   // Parked behind a message that may have finished while this one was being added.
   if (waits) await hub.order.wakeIfFirst(conversation, jobId);

@@ -82,6 +82,8 @@ describe('the exchange record', () => {
       const { jobId } = await acceptMessage(hub, 'support', { ...message, text: `q${i}` });
       await hub.exchange.record(jobId, CONVERSATION, `q${i}`, reply(`a${i}`));
     }
+    // Stored: at most half as many more as the limit, trimmed back to it in one go (10 > 6 + 3).
+    expect(await hub.redis.llen(hub.keys.memory(CONVERSATION))).toBe(6);
     await hub.redis.rpush(hub.keys.memory(CONVERSATION), 'not json', '{"role":"robot","content":"?"}');
     const history = await hub.exchange.history(CONVERSATION);
     // Six kept: the two stray entries and the last two exchanges.

@@ -4,6 +4,7 @@ import { type HubRedis, type RedisClient, withHubCommands } from './commands/ind
 import { DeliveryEvents } from './delivery-events.js';
 import { Exchange, type MemoryOptions } from './exchange.js';
 import { JobFeeds } from './job-feed.js';
+import { JobRetention } from './job-retention.js';
 import { type HubKeys, hubKeys } from './keys.js';
 import { ConversationOrder } from './ordering.js';
 import { createInboundQueue } from './queues.js';
@@ -57,6 +58,8 @@ export class Hub implements HubShards {
   /** The transcripts of each job's voice notes: each transcribed once per message. */
   readonly transcripts: Transcripts;
   readonly feeds: JobFeeds;
+  /** What the shard keeps of finished jobs, and the trims that hold it there. */
+  readonly retention: JobRetention;
   readonly events: DeliveryEvents;
   readonly retentionSeconds: number;
   /** Completed jobs kept (and failed ones, apart) besides the age bound. */
@@ -85,6 +88,7 @@ export class Hub implements HubShards {
     this.tools = new ToolLedger(this.redis, this.queue);
     this.transcripts = new Transcripts(this.redis, this.queue);
     this.feeds = new JobFeeds(this.redis, this.keys);
+    this.retention = new JobRetention(this.redis, this.queue, this.retentionSeconds, this.keepJobs);
     this.events = options.events ?? new DeliveryEvents(redis, this.keys, this.retentionSeconds);
   }
 

@@ -5,6 +5,7 @@ export * from './delivery-events.js';
 export * from './exchange.js';
 export * from './hub.js';
 export * from './job-feed.js';
+export * from './job-retention.js';
 export * from './job-view.js';
 export * from './keys.js';
 export * from './ordering.js';

@@ -18,6 +18,13 @@ import { parseRecordedJson } from './recorded-json.js';
  * comes while the reply is being written gets the text so far as its first `delta` (the live
  * reply's deltas start from what the feed last had); one that comes after the last update reads
  * the end from the job itself (the API's stream does so when the feed says nothing).
+ *
+ * Most of the time nobody reads any feed, so a reader also sets the shard's `feedWatching` key
+ * (the same lifetime), and a worker process asks for that at most once per 200 ms for all its
+ * jobs of the shard (`anyWatched`): while it is absent a writer asks nothing per job, and a busy
+ * shard pays a few EXISTS a second instead of one per message. The price: the first reader of a
+ * shard in a while is seen up to 200 ms later than it would be (a reply finished before that is
+ * read from the job).
  */
 export const FEED_EVENTS = ['delta', 'reset', 'done', 'error'] as const;
 export type FeedEventName = (typeof FEED_EVENTS)[number];
@@ -42,9 +49,13 @@ const entryFieldsSchema = z.tuple([z.literal('e'), z.enum(FEED_EVENTS), z.litera
 const dataSchema = z.record(z.string(), z.unknown());
 
 export class JobFeeds {
+  #anyAskedAt = Number.NEGATIVE_INFINITY;
+  #anyWatched: Promise<boolean> = Promise.resolve(false);
+
   constructor(
     private readonly redis: HubRedis,
     private readonly keys: HubKeys,
+    private readonly recheckMs = WATCH_RECHECK_MS,
   ) {}
 
   /** Appends one event; resolves with its id. */
@@ -54,7 +65,10 @@ export class JobFeeds {
 
   /** A reader streams the job's feed: the worker writes it from its next update on (see the file comment). */
   async watch(jobId: string): Promise<void> {
-    await this.redis.set(this.keys.feedWatch(jobId), '1', 'EX', WATCH_TTL_SECONDS);
+    await Promise.all([
+      this.redis.set(this.keys.feedWatch(jobId), '1', 'EX', WATCH_TTL_SECONDS),
+      this.redis.set(this.keys.feedWatching(), '1', 'EX', WATCH_TTL_SECONDS),
+    ]);
   }
 
   /** Whether a reader watches the job's feed now. */
@@ -62,9 +76,24 @@ export class JobFeeds {
     return (await this.redis.exists(this.keys.feedWatch(jobId))) === 1;
   }
 
+  /**
+   * Whether any reader watches a feed of this shard, as Redis said at most `recheckMs` ago (one
+   * EXISTS per interval for every job of this process; an error counts as yes).
+   */
+  anyWatched(): Promise<boolean> {
+    if (Date.now() - this.#anyAskedAt >= this.recheckMs) {
+      this.#anyAskedAt = Date.now();
+      this.#anyWatched = this.redis.exists(this.keys.feedWatching()).then(
+        (n) => n === 1,
+        () => true,
+      );
+    }
+    return this.#anyWatched;
+  }
+
   /** The worker's writer of one job's feed (one per run). */
   writer(jobId: string): FeedWriter {
-    return new FeedWriter(this, jobId);
+    return new FeedWriter(this, jobId, this.recheckMs);
   }
 
   /**
@@ -84,10 +113,11 @@ export class JobFeeds {
 }
 
 /**
- * One run's writer of a job's feed: `watched()` asks Redis (at most once per `recheckMs`) until a
- * reader is found, then answers true for the rest of the run without asking again (a reader that
- * reconnects finds its events). A reply whose updates and end come within `recheckMs` costs one
- * EXISTS.
+ * One run's writer of a job's feed: `watched()` asks Redis (at most once per `recheckMs`, and only
+ * while some reader watches a feed of the shard) until a reader is found, then answers true for
+ * the rest of the run without asking again (a reader that reconnects finds its events). A reply
+ * whose updates and end come within `recheckMs` costs one EXISTS when readers are about, none
+ * otherwise.
  */
 export class FeedWriter {
   #watched = false;
@@ -101,6 +131,7 @@ export class FeedWriter {
 
   async watched(): Promise<boolean> {
     if (this.#watched || Date.now() - this.#askedAt < this.recheckMs) return this.#watched;
+    if (!(await this.feeds.anyWatched())) return false;
     this.#askedAt = Date.now();
     this.#watched = await this.feeds.watched(this.jobId);
     return this.#watched;

@@ -18,6 +18,8 @@ export interface HubKeys {
   feed(jobId: string): string;
   /** Set while a reader streams the job's feed: the worker writes the feed only then (job-feed.ts). */
   feedWatch(jobId: string): string;
+  /** Set while any reader streams a feed of this shard: a worker looks for `feedWatch` keys only then (job-feed.ts). */
+  feedWatching(): string;
 }
 
 export function hubKeys(base: string): HubKeys {
@@ -28,6 +30,7 @@ export function hubKeys(base: string): HubKeys {
     memory: (conversation) => `${base}:conversation:${conversation}`,
     feed: (jobId) => `${base}:feed:${jobId}`,
     feedWatch: (jobId) => `${base}:feed-watch:${jobId}`,
+    feedWatching: () => `${base}:feed-watching`,
   };
 }
 

@@ -68,6 +68,13 @@ export class ConversationOrder {
    * key. `parkMs` is how long its job sleeps if it waits (0: first in line, it runs now).
    */
   async enqueue(conversation: string, jobId: string, dedupeKey: boolean): Promise<{ outcome: EnqueueOutcome; parkMs: number }> {
+    if (!dedupeKey) {
+      // Nothing to claim: the push and the line's lifetime, sent together (no script call; kill -9
+      // cannot come between two writes made in one turn of the event loop).
+      const line = this.keys.order(conversation);
+      const [length] = await Promise.all([this.redis.rpush(line, jobId), this.redis.expire(line, this.options.retentionSeconds)]);
+      return { outcome: 'queued', parkMs: this.options.recheckMs * Math.min(length - 1, MAX_PARK_FACTOR) };
+    }
     const [outcome, ahead] = await this.redis.sbOrderEnqueue(
       this.keys.order(conversation),
       this.keys.dedupe(jobId),

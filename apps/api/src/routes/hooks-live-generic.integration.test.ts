@@ -97,6 +97,24 @@ describe('the generic job stream', () => {
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { text: ANSWER } });
   });
 
+  it('gives a reader the worker did not see in time the whole reply as one delta, then done', async () => {
+    const { harness } = await start();
+    harness.script('too quick', { text: ANSWER, chunkDelayMs: 1, chunkChars: 5 });
+    const id = await ask('live', 'too quick');
+    const res = await stream('live', id);
+    // As when the worker asked whether the shard had readers just before this one came (hub job-feed.ts).
+    const watching = harness.hub.keys.feedWatching();
+    await eventually(async () => expect(await harness.hub.redis.exists(watching)).toBe(1));
+    await harness.hub.redis.del(watching);
+    harness.startWorker();
+    const events = await readSse(res, ended);
+    expect(events).toEqual([
+      { event: 'delta', data: { text: ANSWER } },
+      { event: 'done', data: { text: ANSWER } },
+    ]);
+    expect(await harness.hub.redis.exists(harness.hub.keys.feed(id))).toBe(0);
+  });
+
   it('ends a job of a hook that does not stream with done, from the job', async () => {
     const { harness } = await start();
     harness.startWorker();

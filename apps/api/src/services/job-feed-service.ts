@@ -14,6 +14,11 @@ export const FEED_MAX_MS = 10 * 60_000;
 const LIVE_WAIT_MS = 2_000;
 /** A hook that does not stream writes no feed: its job's state is looked at more often. */
 const WHOLE_WAIT_MS = 500;
+/**
+ * A live hook's first read waits this long at most: a worker may learn of the first reader of a
+ * shard up to 200 ms late (hub job-feed.ts), and a reply that ended before is read from the job.
+ */
+const FIRST_WAIT_MS = 300;
 
 /** The `Last-Event-ID` a client resumes from ('0': from the start), or a 400. */
 export function resumeFrom(header: string): string {
@@ -42,7 +47,7 @@ export async function streamJobFeed(
   streaming: () => void,
 ): Promise<void> {
   const hub = (await deps.readyHub()).forJob(jobId);
-  await readJob(deps, hook.name, jobId); // a 404 in the JSON shape, before any event
+  const atStart = await readJob(deps, hook.name, jobId); // a 404 in the JSON shape, before any event
   streaming();
   // Blocking reads hold a connection: each stream reads on its own, closed when it ends.
   const reader = duplicateClient(deps.redis, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
@@ -54,6 +59,10 @@ export async function streamJobFeed(
   const deadline = Date.now() + FEED_MAX_MS;
   let last = after;
   let watchedAt = 0;
+  // A reader from the start that came before the end: if the feed never says anything (the worker
+  // had not seen the reader yet), the reply from the job comes as one delta, then done.
+  const whole = after === '0' && hook.openLive !== undefined && !isOver(atStart.status);
+  let reads = 0;
   try {
     while (!signal.aborted && Date.now() < deadline) {
       // The worker writes the feed only while a reader watches it (hub job-feed.ts).
@@ -62,13 +71,14 @@ export async function streamJobFeed(
         watchedAt = Date.now();
       }
       // Never 0: a BLOCK of 0 would wait for ever.
-      const entries = await hub.feeds.read(reader, jobId, last, Math.max(1, Math.min(waitMs, deadline - Date.now())));
+      const wait = reads++ === 0 && hook.openLive ? FIRST_WAIT_MS : waitMs;
+      const entries = await hub.feeds.read(reader, jobId, last, Math.max(1, Math.min(wait, deadline - Date.now())));
       for (const entry of entries) {
         await writeNamedEvent(res, entry);
         last = entry.id;
         if (isEnd(entry)) return;
       }
-      if (entries.length === 0 && (await endedWithoutFeed(hub, res, hook.name, jobId))) return;
+      if (entries.length === 0 && (await endedWithoutFeed(hub, res, hook.name, jobId, whole && last === after))) return;
       if (entries.length === 0) await writeKeepAlive(res);
     }
   } catch (err) {
@@ -86,11 +96,17 @@ export async function streamJobFeed(
 }
 
 const isEnd = (entry: FeedEntry) => entry.event === 'done' || entry.event === 'error';
+const isOver = (status: string) => status === 'completed' || status === 'failed';
 
-/** The job is over but its feed says nothing of it (a hook that does not stream, an expired feed): its end from the job. */
-async function endedWithoutFeed(hub: Hub, res: ServerResponse, hook: string, jobId: string): Promise<boolean> {
+/**
+ * The job is over but its feed says nothing of it (a hook that does not stream, an expired feed, a
+ * live reply the worker finished before it saw this reader): its end from the job, with the whole
+ * reply as a delta first when `asDelta` (a reader that expects deltas adding up to the reply).
+ */
+async function endedWithoutFeed(hub: Hub, res: ServerResponse, hook: string, jobId: string, asDelta: boolean): Promise<boolean> {
   const view = await readJobView(hub, hook, jobId);
   if (view?.status === 'completed') {
+    if (asDelta && view.reply) await writeNamedEvent(res, { event: 'delta', data: { text: view.reply } });
     await writeNamedEvent(res, { event: 'done', data: { text: view.reply ?? '' } });
     return true;
   }

@@ -201,7 +201,7 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     keys: ['worker.keepJobs'],
     default: '`10000`',
     meaning:
-      "finished messages kept per shard besides their age (completed 24 h, failed 7 days): completed ones and failed ones, each up to this many; older ones go, with their job view, so Redis memory levels off; a platform's late repeat of one is still recognised (its dedupe key, 24 h)",
+      "finished messages kept per shard besides their age (completed 24 h, failed 7 days): completed ones and failed ones, each up to this many (completed ones trimmed in batches: up to 1 % more, at most 100, per worker between trims); older ones go, with their job view, so Redis memory levels off; a platform's late repeat of one is still recognised (its dedupe key, 24 h)",
   },
   {
     keys: ['worker.shards'],

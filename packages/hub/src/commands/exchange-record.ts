@@ -11,7 +11,9 @@ import { JOB_FIELDS } from '../keys.js';
  * ARGV[1] the reply, JSON
  * ARGV[2] the user's message, JSON
  * ARGV[3] the assistant's message, JSON; '' for none (a message kept as context, unanswered)
- * ARGV[4] how many messages memory keeps
+ * ARGV[4] how many messages memory keeps: the list is trimmed back to that many once it holds
+ *         half as many more (at least 2 more), so most exchanges skip the LTRIM; readers take the
+ *         last ARGV[4] (Exchange.history)
  * ARGV[5] memory lifetime, seconds (refreshed)
  * ARGV[6] '1' to append to memory ('0': a job of an older release already did)
  *
@@ -31,7 +33,8 @@ if ARGV[6] == '1' then
   else
     length = redis.call('RPUSH', KEYS[2], ARGV[2], ARGV[3])
   end
-  if length > tonumber(ARGV[4]) then redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1) end
+  local keep = tonumber(ARGV[4])
+  if length > keep + math.max(2, math.ceil(keep / 2)) then redis.call('LTRIM', KEYS[2], -keep, -1) end
   redis.call('EXPIRE', KEYS[2], ARGV[5])
 end
 return ARGV[1]

@@ -9,13 +9,23 @@ import { orderAcquire } from './order-acquire.js';
 import { orderEnqueue } from './order-enqueue.js';
 import { orderMarkRetry, orderRejoin } from './order-rejoin.js';
 import { orderRelease } from './order-release.js';
+import { trimCompleted } from './trim-completed.js';
 
 /**
  * The pipeline's Lua scripts, each a named command (as BullMQ keeps its own): defined once per
  * client, sent as EVALSHA (ioredis falls back to EVAL after a script flush). Each script's header
  * lists its KEYS and ARGV; all its keys share one hash slot (see keys.ts).
  */
-const COMMANDS = [orderEnqueue, orderAcquire, orderRelease, orderMarkRetry, orderRejoin, exchangeRecord, feedAppend];
+const COMMANDS = [
+  orderEnqueue,
+  orderAcquire,
+  orderRelease,
+  orderMarkRetry,
+  orderRejoin,
+  exchangeRecord,
+  feedAppend,
+  trimCompleted,
+];
 
 type Arg = string | number;
 
@@ -28,6 +38,7 @@ export interface HubCommands {
   sbOrderRejoin(line: string, job: string, feed: string, ...args: Arg[]): Promise<number>;
   sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;
   sbFeedAppend(feed: string, ...args: Arg[]): Promise<string>;
+  sbTrimCompleted(completed: string, ...args: Arg[]): Promise<number>;
 }
 
 export type HubRedis = RedisClient & HubCommands;

@@ -1,5 +1,6 @@
 /**
- * Lines a message up in its conversation, atomically with the claim of its dedupe key.
+ * Lines a message up in its conversation, atomically with the claim of its dedupe key. (A message
+ * without one has nothing to claim: ordering.ts pushes it with a plain RPUSH and EXPIRE.)
  *
  * KEYS[1] the conversation's line (list)
  * KEYS[2] the dedupe key (unused when ARGV[2] is '0')

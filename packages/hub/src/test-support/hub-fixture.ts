@@ -40,6 +40,7 @@ export function createHubFixture(options: Partial<HubOptions> = {}): HubFixture 
         settings: { backoffStrategy: retryBackoff(hub.options.backoffMs) },
       });
       worker.on('error', () => {});
+      hub.retention.follow(worker, () => {});
       workers.push(worker);
       return worker;
     },
