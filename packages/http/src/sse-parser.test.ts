@@ -64,4 +64,12 @@ describe('the SSE decoder', () => {
     expect(decoder.lastEventId).toBe('8');
     expect(decoder.retryMs).toBe(1500);
   });
+
+  it('takes an event id as the last one only once its event is whole (a break mid-event resumes before it)', () => {
+    const decoder = new SseDecoder();
+    decoder.push('id: 1\ndata: one\n\nid: 2\ndata: {"half');
+    expect(decoder.lastEventId).toBe('1');
+    expect(decoder.push('"}\n\n')).toEqual([{ event: null, data: '{"half"}' }]);
+    expect(decoder.lastEventId).toBe('2');
+  });
 });

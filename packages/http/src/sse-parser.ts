@@ -14,7 +14,13 @@ export class SseDecoder {
   #buffer = '';
   #event: string | null = null;
   #data: string[] = [];
-  /** The last `id` field read (WHATWG's last event ID: it outlives its event), for a reconnection's `Last-Event-ID`. */
+  /** The `id` field read so far (WHATWG's "last event ID buffer"): it becomes `lastEventId` when its event is complete. */
+  #id: string | undefined;
+  /**
+   * The id of the last whole event (WHATWG's last event ID: it outlives its event), for a
+   * reconnection's `Last-Event-ID`. Set at the event's blank line, not at its `id` line: a stream
+   * broken in the middle of an event resumes from the one before, so that event is sent again.
+   */
   lastEventId: string | undefined;
   /** The last `retry` field read: how long the server asks a client to wait before reconnecting. */
   retryMs: number | undefined;
@@ -49,6 +55,7 @@ export class SseDecoder {
 
   #line(line: string, events: SseEvent[]): void {
     if (line === '') {
+      this.lastEventId = this.#id;
       if (this.#data.length === 0 && this.#event === null) return;
       events.push({ event: this.#event, data: this.#data.join('\n') });
       this.#event = null;
@@ -62,7 +69,7 @@ export class SseDecoder {
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     if (field === 'data') this.#data.push(value);
     else if (field === 'event') this.#event = value;
-    else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
+    else if (field === 'id' && !value.includes('\0')) this.#id = value;
     else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
   }
 }

@@ -24,6 +24,36 @@ function answer(res: import('node:http').ServerResponse, id: unknown, result: un
   else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
 }
 
+/** The events of the `break` call's stream, by id: a notification, then the answer. */
+const numbered: string[] = [];
+
+/**
+ * Sends event 1 whole and event 2 (the answer) cut off after its id and half its data, then breaks
+ * the connection: the client has seen event 2's id but not event 2.
+ */
+function breakMidEvent(res: import('node:http').ServerResponse, id: unknown) {
+  const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } });
+  const body = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'resumed' }] } });
+  numbered.length = 0;
+  numbered.push(note, body);
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write(`id: 1\nevent: message\ndata: ${note}\n\nid: 2\nevent: message\ndata: ${body.slice(0, 20)}`, () =>
+    res.socket?.destroy(),
+  );
+}
+
+/** A GET with Last-Event-ID: the events after that id (as the spec's resumability asks), then the end. */
+function resume(res: import('node:http').ServerResponse, after: string | string[]) {
+  const from = Number(after);
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(
+    numbered
+      .slice(from)
+      .map((data, i) => `id: ${from + i + 1}\nevent: message\ndata: ${data}\n\n`)
+      .join(''),
+  );
+}
+
 beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
@@ -32,6 +62,7 @@ beforeAll(async () => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body });
       if (req.url === '/old') return void res.writeHead(307, { location: '/mcp' }).end();
       if (req.url === '/elsewhere') return void res.writeHead(307, { location: 'http://127.0.0.2:1/mcp' }).end();
+      if (req.method === 'GET' && req.headers['last-event-id'] !== undefined) return resume(res, req.headers['last-event-id']);
       if (req.method === 'GET') return void res.writeHead(405).end();
       if (gone.has(String(req.headers['mcp-session-id']))) return void res.writeHead(404).end('session not found');
       const message = JSON.parse(body);
@@ -43,6 +74,7 @@ beforeAll(async () => {
       if (!('id' in message)) return void res.writeHead(202).end();
       if (message.method === 'tools/list')
         return answer(res, message.id, { tools: [{ name: 'add', inputSchema: { type: 'object' } }] }, true);
+      if (message.params?.name === 'break') return breakMidEvent(res, message.id);
       if (message.params?.name === 'vanish')
         return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing to say\n\n');
       answer(res, message.id, { content: [{ type: 'text', text: String(message.params.arguments.a + 1) }] }, false);
@@ -109,6 +141,17 @@ describe('the Streamable HTTP transport', () => {
     await expect(client.callTool({ name: 'vanish', arguments: {} }, undefined, { timeout: 30_000 })).rejects.toThrow(
       'the MCP server ended its event stream before it answered',
     );
+    await client.close();
+  });
+
+  it('resumes a stream broken in the middle of its answer from the last whole event, and gets the answer', async () => {
+    const client = await connect('/mcp');
+    // Resumed from event 2 (its id came, the rest did not), the server would send nothing more.
+    expect(await client.callTool({ name: 'break', arguments: {} }, undefined, { timeout: 10_000 })).toMatchObject({
+      content: [{ text: 'resumed' }],
+    });
+    const resumed = seen.filter((request) => request.method === 'GET' && request.headers['last-event-id'] !== undefined);
+    expect(resumed[0]!.headers['last-event-id']).toBe('1');
     await client.close();
   });
 
