@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Settings } from '@switchboard/config';
-import { acceptMessage, createHubs } from '@switchboard/hub';
+import { acceptMessage, createHubs, JOB_FIELDS } from '@switchboard/hub';
 import { createLogger } from '@switchboard/logger';
 import { conversationKey, type InboundMessage } from '@switchboard/protocol';
 import { AccessStore, createQueueRedis, type RedisClient, stateKeys } from '@switchboard/state';
@@ -266,6 +266,35 @@ describe('npm run migrate', () => {
       await eventually(() => expect(delivered().sort()).toEqual(['re: ivy said: book a table (1)', 'recorded for jay']));
       expect(transcriptions()).toBe(before);
       expect(upstream.requests.filter((r) => r.url.endsWith('/chat/completions') && lastUserText(r) === 'jay asks')).toEqual([]);
+    } finally {
+      await worker.stop();
+      await toHubs.close();
+    }
+  });
+
+  it('writes what a job recorded on a second run when the first was killed between adding the job and writing it', async () => {
+    seen = receiver.requests.length;
+    const from = layoutSettings(env('sbmigrate-killed'), { url: source.url });
+    const to = layoutSettings(env('sbmigrate-killed'), { url: target.url, shards: 2 });
+    const [fromRedis, toRedis] = [connect(from), connect(to)];
+    const fromHubs = createHubs(fromRedis, from);
+    const conversation = conversationKey('support', 'kim');
+    const answered = await acceptMessage(fromHubs, 'support', message('kim', 'kim asks'));
+    const reply = { text: 'recorded for kim', model: 'gpt-4o-mini', created: 1_764_000_000 };
+    await fromHubs.forConversation(conversation).exchange.record(answered.jobId, conversation, 'kim asks', reply);
+    await fromHubs.close();
+
+    expect(await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis })).toMatchObject({ jobs: 1 });
+    const toHubs = createHubs(toRedis, to);
+    const hub = toHubs.forConversation(conversation);
+    const key = hub.queue.toKey(hub.jobId(answered.jobId));
+    // What a run killed after adding the job and before writing its fields left: the job alone.
+    await toRedis.hdel(key, JOB_FIELDS.reply, 'ats');
+    expect(await migrate({ settings: from, redis: fromRedis }, { settings: to, redis: toRedis })).toMatchObject({ jobs: 0 });
+    const worker = runWorker(to);
+    try {
+      await eventually(() => expect(delivered().filter((text) => text.includes('kim'))).toEqual(['recorded for kim']));
+      expect(upstream.requests.filter((r) => r.url.endsWith('/chat/completions') && lastUserText(r) === 'kim asks')).toEqual([]);
     } finally {
       await worker.stop();
       await toHubs.close();

@@ -262,8 +262,11 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
     const hub = toHubs.forConversation(conversation);
     for (const job of jobs) {
       const id = hub.jobId(unshardedJobId(job.id, fromHubs.shards.length));
-      if ((await hub.redis.exists(hub.queue.toKey(id))) === 1) {
+      const key = hub.queue.toKey(id);
+      if ((await hub.redis.exists(key)) === 1) {
         counts.skipped++;
+        // Added by a run killed before it wrote the job's fields (it never ran here: no `ats`): written now.
+        if (!dryRun && (await hub.redis.hexists(key, 'ats')) === 0) await carryFields(hub.redis, key, job.fields);
         continue;
       }
       counts.jobs++;
@@ -287,14 +290,20 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           ...hub.retention.jobOptions(),
         },
       );
-      // A job that ran before goes on as a re-run, which reads what earlier runs recorded (a first
-      // run reads nothing): `ats` is BullMQ's attemptsStarted (Job.fromJSON reads it, the move to
-      // active adds one), so the new deployment's first run is its second start. Attempts made
-      // (`atm`) are not carried: the job keeps all its attempts.
-      if (Object.keys(job.fields).length) await hub.redis.hset(hub.queue.toKey(id), { ...job.fields, ats: 1 });
+      await carryFields(hub.redis, key, job.fields);
       if (waits) await hub.order.wakeIfFirst(conversation, id);
     }
   }
+}
+
+/**
+ * Writes what earlier runs recorded onto the moved job. It goes on as a re-run, which reads those
+ * fields (a first run reads nothing): `ats` is BullMQ's attemptsStarted (Job.fromJSON reads it, the
+ * move to active adds one), so the new deployment's first run is its second start. Attempts made
+ * (`atm`) are not carried: the job keeps all its attempts.
+ */
+async function carryFields(redis: RedisClient, key: string, fields: Record<string, string>): Promise<void> {
+  if (Object.keys(fields).length) await redis.hset(key, { ...fields, ats: 1 });
 }
 
 /**
