@@ -41,11 +41,16 @@ export function requestContext(logger: Logger): Middleware {
 }
 
 /**
- * Runs `fn` once the response is over (written in full, or the client gone), in the order asked.
- * The layers that wait for that moment — the log line, metrics, the client's abort signal — share
- * one 'close' listener per request instead of adding one each.
+ * Runs `fn` once the response is over (written in full, or the client gone), in the order asked;
+ * at once when it is over already (a client that left while the route awaited something, before
+ * it asked for the client's signal). The layers that wait for that moment — the log line, metrics,
+ * the client's abort signal — share one 'close' listener per request instead of adding one each.
  */
 export function onResponseClose(ctx: Context, fn: () => void): void {
+  if (ctx.res.closed) {
+    fn();
+    return;
+  }
   const state = ctx.state as { onClose?: (() => void)[] };
   if (state.onClose) {
     state.onClose.push(fn);
