@@ -1,22 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Integration files that run alone, one at a time, after the rest (docs/tests.md says why): they
- * kill a worker and wait for another to take its job over once the lock runs out, bound a
- * shutdown or a time-out within seconds, count a platform's rate limit in real time, take down
- * private Redis servers, or load the machine on purpose (5,000 messages, 32 MiB streams). Beside
- * another file, their bounds would measure the neighbour.
+ * Integration files that run after the rest (docs/tests.md says why): they kill a worker and wait
+ * for another to take its job over once the lock runs out, bound a shutdown or a time-out within
+ * seconds, count a platform's rate limit in real time, take down private Redis servers, or load
+ * the machine on purpose. Beside the parallel phase's busy files, their bounds would measure the
+ * neighbour.
+ *
+ * `scenarioAlone`: those that load the machine on purpose (5,000 and 3,000 messages, 32 MiB
+ * streams, API processes under a burst) or bound a shutdown or a time-out within a few seconds run
+ * one at a time, with the machine to themselves.
  */
-const scenario = [
+const scenarioAlone = [
   'apps/api/src/api-processes.integration.test.ts',
-  'apps/api/src/faults.integration.test.ts',
   'apps/api/src/faults-sigterm.integration.test.ts',
   'apps/api/src/network-edges.integration.test.ts',
-  'apps/api/src/redis-cluster.integration.test.ts',
   'apps/api/src/redis-shards.integration.test.ts',
   'apps/api/src/scale-out.integration.test.ts',
   'apps/api/src/shutdown-bounds.integration.test.ts',
   'apps/api/src/sse-back-pressure.integration.test.ts',
+  'apps/worker/src/main.integration.test.ts',
+  'packages/providers/src/upstream-timeouts.integration.test.ts',
+  'packages/state/src/send-limiter.integration.test.ts',
+];
+
+/**
+ * `scenarioPairs`: those that mostly wait — on a lock running out, a private Redis coming back, a
+ * fake platform's rate-limit window, a killed worker's replacement — a quarter of a core or less
+ * each (docs/tests.md): two at a time, neither loads the other's bounds.
+ */
+const scenarioPairs = [
+  'apps/api/src/faults.integration.test.ts',
+  'apps/api/src/redis-cluster.integration.test.ts',
   'apps/api/src/worker-recovery.integration.test.ts',
   'apps/api/src/tools-exactly-once.integration.test.ts',
   'apps/api/src/routes/hooks-crash-delivery.integration.test.ts',
@@ -25,10 +40,7 @@ const scenario = [
   'apps/api/src/routes/hooks-live-generic.integration.test.ts',
   'apps/api/src/routes/hooks-live-slack.integration.test.ts',
   'apps/api/src/routes/hooks-live-telegram.integration.test.ts',
-  'apps/worker/src/main.integration.test.ts',
   'apps/worker/src/processor.integration.test.ts',
-  'packages/providers/src/upstream-timeouts.integration.test.ts',
-  'packages/state/src/send-limiter.integration.test.ts',
 ];
 
 /** Fails a file that leaves process.env changed (the files of a worker share its process). */
@@ -38,16 +50,18 @@ const ENV_GUARD = './vitest.env-guard.ts';
 const WORKERS = 2;
 
 /**
- * Three projects. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers on free ports,
- * each test under its own Redis key prefix, no fixed ports, no FLUSH) run side by side, two files
- * at a time. `scenario` runs after them, one file at a time, with the machine to itself.
+ * Four projects, in three phases. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers
+ * on free ports, each test under its own Redis key prefix, no fixed ports, no FLUSH) run side by
+ * side, two files at a time. `scenario-pairs` runs after them, two files at a time; then
+ * `scenario-alone`, one file at a time, with the machine to itself. `--project 'scenario-*'` runs
+ * both scenario phases.
  *
  * `unit` and `integration` files share their worker's module cache (`isolate: false`): loading the
  * workspace's modules again for each file cost about as much CPU as the tests themselves (measured
  * in docs/tests.md). It is safe because no file changes what another one would see: none sets an
  * environment variable or a global, mocks a module, or leaves fake timers on (each restores them).
- * `scenario` files share one too, one file at a time: they kill and restart child processes and
- * private Redis servers, never anything in the test process.
+ * The scenario files share one too: they kill and restart child processes and private Redis
+ * servers, never anything in the test process.
  */
 export default defineConfig({
   test: {
@@ -68,7 +82,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['{apps,packages}/*/src/**/*.integration.test.ts'],
-          exclude: [...scenario, '**/node_modules/**', '**/dist/**'],
+          exclude: [...scenarioAlone, ...scenarioPairs, '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
           isolate: false,
           setupFiles: [ENV_GUARD],
@@ -78,17 +92,31 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'scenario',
-          include: scenario,
-          fileParallelism: false,
-          // One file at a time, in one process that keeps its module cache: loading the workspace
-          // again for each of the 20 files cost a sixth of the phase (docs/tests.md).
-          // The files kill child processes and private Redis servers, never anything in this process.
-          maxWorkers: 1,
+          name: 'scenario-pairs',
+          include: scenarioPairs,
+          // Two at a time, each worker keeping its module cache; they kill child processes and
+          // private Redis servers, never anything in this process.
+          maxWorkers: WORKERS,
           isolate: false,
           setupFiles: [ENV_GUARD],
           // After `unit` and `integration` (groups run in order; a group's files share its worker count).
           sequence: { groupOrder: 1 },
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'scenario-alone',
+          include: scenarioAlone,
+          fileParallelism: false,
+          // One file at a time, in one process that keeps its module cache: loading the workspace
+          // again for each file cost a sixth of the phase (docs/tests.md).
+          maxWorkers: 1,
+          isolate: false,
+          setupFiles: [ENV_GUARD],
+          // Last, with the machine to itself.
+          sequence: { groupOrder: 2 },
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -67,7 +67,7 @@ describe('a worker SIGKILLed between a tool’s result and the next model call',
         tg: { type: 'telegram', botToken: BOT_TOKEN, secretToken: SECRET, apiUrl: telegram.url, tools: ['desk'] },
       },
     });
-    doomed = harness.spawnWorker();
+    doomed = await harness.spawnWorker();
     const first = doomed;
     const body = telegramUpdate({ text: PROMPT, message_id: 1, chat: { id: CHAT, type: 'private' } }, { update_id: 990_001 });
     expect((await harness.post('tg', JSON.stringify(body), { [TELEGRAM_SECRET_HEADER]: SECRET })).status).toBe(200);
@@ -76,7 +76,7 @@ describe('a worker SIGKILLed between a tool’s result and the next model call',
     const tickets = () => (existsSync(sideEffects) ? readFileSync(sideEffects, 'utf8').trim().split('\n') : []);
     expect(tickets()).toHaveLength(1);
 
-    harness.spawnWorker();
+    await harness.spawnWorker();
     await eventually(
       () => expect(telegram!.chat(CHAT).map((m) => m.text)).toEqual(['tools said: ticket #1 created: printer']),
       600,

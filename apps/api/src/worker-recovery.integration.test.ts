@@ -72,11 +72,11 @@ describe('a worker SIGKILLed while it holds messages', () => {
     ];
     // The model starts each answer and then waits: the worker holds its jobs until it is killed.
     for (const { text } of messages) harness.script(text, { holdAfter: 0, hold, chunkChars: 100 });
-    const doomed = harness.spawnWorker();
+    const doomed = await harness.spawnWorker();
     for (const { chat, text } of messages) expect((await send('tg', text, chat)).status).toBe(200);
     const held = [line[0]!, 'alone here', 'and here too'];
     await eventually(() => expect(held.map((text) => harness.modelCalls(text))).toEqual([1, 1, 1]), 500, 20);
-    harness.spawnWorker();
+    await harness.spawnWorker();
     await eventually(async () => expect(await harness.hub.queue.getWorkersCount()).toBe(2), 500, 20);
 
     const killedAt = now();

@@ -65,7 +65,7 @@ describe('a worker killed right after the platform accepted a piece', () => {
     harness = await startLiveHarness({
       hooks: { mm: { type: 'mattermost', token: MM_TOKEN, serverUrl: mattermost.url, botToken: MM_BOT_TOKEN } },
     });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     mattermost.server.onAnswered((req, status) => {
       if (req.method === 'POST' && req.url === '/api/v4/posts' && status === 201) child.kill('SIGKILL');
     });
@@ -103,7 +103,7 @@ describe('a worker killed right after the platform accepted a piece', () => {
     });
     const answer = 'A **monad** is a `flatMap` with laws: left identity, right identity, associativity.';
     harness.script('once please', { text: answer, chunkDelayMs: 30, chunkChars: 8 });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     const channelPosts = () =>
       discord.calls.filter((c) => c.method === 'POST' && c.path === `/channels/${DISCORD_CHANNEL}/messages`);
     discord.server.onAnswered((req, status) => {
@@ -149,7 +149,7 @@ describe('a worker killed right after the platform accepted a piece', () => {
     });
     const paragraphs = [1, 2, 3].map((n) => `Part ${n}. ${'lorem ipsum dolor '.repeat(160).trim()}`);
     harness.script('three parts', { text: paragraphs.join('\n\n'), chunkChars: 4000 });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     let accepted = 0;
     telegram.server.onAnswered((req, status) => {
       if (req.url.endsWith('/sendMessage') && status === 200 && ++accepted === 2) child.kill('SIGKILL');

@@ -117,7 +117,7 @@ describe('Discord live replies', () => {
     const { discord, harness } = await start();
     const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 6, holdAfter: 8, hold });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     const token = await send('survive this');
     await eventually(() => expect(discord.responses(token)[0]!.content).not.toBe(''), 400);
     child.kill('SIGKILL');

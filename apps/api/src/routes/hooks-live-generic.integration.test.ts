@@ -157,7 +157,7 @@ describe('the generic job stream', () => {
     const { receiver, harness } = await start();
     const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 5, holdAfter: 4, hold });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     const id = await ask('live', 'survive this');
     const early = await readSse(await stream('live', id), (event) => event.event === 'delta');
     child.kill('SIGKILL');

@@ -146,7 +146,7 @@ describe('Slack live replies', () => {
     const { slack, harness } = await start();
     const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 6, holdAfter: 8, hold });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     const thread = await send('survive this');
     await eventually(() => expect(methods(slack)).toContain('chat.appendStream'), 400);
     child.kill('SIGKILL');

@@ -196,7 +196,7 @@ describe('Telegram live replies', () => {
     const { telegram, harness } = await start();
     const { hold, release } = heldStream();
     harness.script('survive this', { text: ANSWER, chunkDelayMs: 30, chunkChars: 8, holdAfter: 10, hold });
-    const child = harness.spawnWorker();
+    const child = await harness.spawnWorker();
     await send('survive this', GROUP - 4);
     // The stream is visible and being edited when the worker dies.
     await eventually(() => expect(methods(telegram, GROUP - 4)).toContain('editMessageText'), 400);

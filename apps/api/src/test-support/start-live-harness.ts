@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createHub, type Hub } from '@switchboard/hub';
 import { conversationKey } from '@switchboard/protocol';
 import {
+  eventually,
   type Handler,
   type LocalServer,
   type StreamScript,
@@ -28,14 +29,20 @@ export interface LiveHarness {
   script(prompt: string, plan: Partial<StreamScript>): void;
   /** A worker in this process (closed with the harness). */
   startWorker(): TestWorker;
-  /** A worker as its own process. */
-  spawnWorker(): ChildProcess;
+  /**
+   * A worker as its own process, once it takes jobs (listed as a worker in Redis): starting a
+   * process loads the whole worker, seconds on a busy machine, which no test's bound should count.
+   */
+  spawnWorker(): Promise<ChildProcess>;
   post(hook: string, rawBody: string, headers?: Record<string, string>): Promise<Response>;
   /** The conversation's memory, as the next message would see it. */
   history(hook: string, conversation: string): Promise<{ role: string; content: string }[]>;
   modelCalls(prompt: string): number;
   close(): Promise<void>;
 }
+
+/** How long a spawned worker may take to start (20 ms each): 20 s, for a machine under load. */
+const WORKER_START_ATTEMPTS = 1_000;
 
 /** A promise the test resolves when it wants: the model holds its stream on it (`StreamScript.hold`). */
 export function heldStream(): { hold: Promise<void>; release: () => void } {
@@ -81,13 +88,17 @@ export async function startLiveHarness(options: {
       workers.push(worker);
       return worker;
     },
-    spawnWorker() {
+    async spawnWorker() {
+      const before = await hub.queue.getWorkersCount();
       const child = spawnWorkerProcess({
         REDIS_URL: gateway.settings.redisUrl,
         SWITCHBOARD_REDIS_PREFIX: gateway.prefix,
         SWITCHBOARD_CONFIG: gateway.settings.configPath ?? '',
       });
       children.push(child);
+      await eventually(async () => {
+        if ((await hub.queue.getWorkersCount()) <= before) throw new Error('the spawned worker is not listed yet');
+      }, WORKER_START_ATTEMPTS);
       return child;
     },
     post: (hook, rawBody, headers = {}) =>
