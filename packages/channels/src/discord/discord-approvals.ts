@@ -5,21 +5,13 @@ import type { ApprovalSide, Inbound } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseWith } from '../inbound.js';
 import { checkDiscordReply } from './discord-api-result.js';
+import { ButtonStyle, ComponentType, ephemeralAnswer, InteractionResponseType } from './discord-wire.js';
 
 interface DiscordApprovalConfig {
   applicationId: string;
   apiUrl: string;
 }
 
-/** Component and callback types (https://discord.com/developers/docs/components/reference, …/interactions/receiving-and-responding). */
-const ACTION_ROW = 1;
-const BUTTON = 2;
-const SUCCESS = 3;
-const DANGER = 4;
-const CHANNEL_MESSAGE_WITH_SOURCE = 4;
-const DEFERRED_UPDATE_MESSAGE = 6;
-const UPDATE_MESSAGE = 7;
-const EPHEMERAL = 64;
 /** A button's `custom_id`: "max 100 characters". */
 const CUSTOM_ID_LENGTH = 100;
 
@@ -38,12 +30,13 @@ const componentSchema = z.looseObject({
 const replyToSchema = z.object({ token: z.string().min(1) });
 const promptSchema = z.object({ message_id: z.string().min(1), token: z.string().min(1) });
 
-/** A press of one of our buttons; another component is acknowledged with DEFERRED_UPDATE_MESSAGE (nothing changes). */
+/** A press of one of our buttons; another component is acknowledged with DEFERRED_UPDATE_MESSAGE (type 6) (nothing changes). */
 export function parseDiscordComponent(body: unknown): Inbound {
   const interaction = parseWith(componentSchema, body);
   const choice = readChoicePayload(interaction.data.custom_id);
   const user = interaction.member?.user ?? interaction.user;
-  if (!choice || !user) return { kind: 'answer', answer: { status: 200, body: { type: DEFERRED_UPDATE_MESSAGE } } };
+  if (!choice || !user)
+    return { kind: 'answer', answer: { status: 200, body: { type: InteractionResponseType.DeferredMessageUpdate } } };
   return {
     kind: 'click',
     click: {
@@ -76,7 +69,7 @@ export const discordApprovals: ApprovalSide<DiscordApprovalConfig> = {
       const custom_id = choicePayload(approve, question);
       if (custom_id.length > CUSTOM_ID_LENGTH)
         throw new DeliveryError(`${label}: custom_id over ${CUSTOM_ID_LENGTH} characters`, false);
-      return { type: BUTTON, style, label: text, custom_id };
+      return { type: ComponentType.Button, style, label: text, custom_id };
     };
     const { token } = target.data;
     const reply = await http.send({
@@ -86,7 +79,12 @@ export const discordApprovals: ApprovalSide<DiscordApprovalConfig> = {
       body: {
         content: questionText(question),
         allowed_mentions: { parse: [] },
-        components: [{ type: ACTION_ROW, components: [button('Approve', SUCCESS, true), button('Deny', DANGER, false)] }],
+        components: [
+          {
+            type: ComponentType.ActionRow,
+            components: [button('Approve', ButtonStyle.Success, true), button('Deny', ButtonStyle.Danger, false)],
+          },
+        ],
       },
     });
     checkDiscordReply(label, reply, [token]);
@@ -97,14 +95,12 @@ export const discordApprovals: ApprovalSide<DiscordApprovalConfig> = {
   },
 
   async answer(click, outcome) {
-    if (outcome.kind === 'refused') {
-      return {
-        status: 200,
-        body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: refusalText(outcome.reason), flags: EPHEMERAL } },
-      };
-    }
+    if (outcome.kind === 'refused') return ephemeralAnswer(refusalText(outcome.reason));
     const content = outcomeText(outcome, `**${click.userName}**`, (markdown) => markdown);
-    return { status: 200, body: { type: UPDATE_MESSAGE, data: { content, components: [], allowed_mentions: { parse: [] } } } };
+    return {
+      status: 200,
+      body: { type: InteractionResponseType.UpdateMessage, data: { content, components: [], allowed_mentions: { parse: [] } } },
+    };
   },
 
   /** A decision was shown by the press's own answer; a wait that ran out is edited in. */

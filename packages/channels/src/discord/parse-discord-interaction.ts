@@ -4,17 +4,7 @@ import type { Inbound } from '../definition.js';
 import { parseWith } from '../inbound.js';
 import { mediaKindOf } from '../media/media-kind.js';
 import { parseDiscordComponent } from './discord-approvals.js';
-
-/** Interaction and callback types from Discord's documentation. */
-const PING = 1;
-const APPLICATION_COMMAND = 2;
-const MESSAGE_COMPONENT = 3;
-const STRING_OPTION = 3;
-const ATTACHMENT_OPTION = 11;
-const PONG = 1;
-const CHANNEL_MESSAGE_WITH_SOURCE = 4;
-const DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5;
-const EPHEMERAL = 64;
+import { ephemeralAnswer, InteractionResponseType, InteractionType, OptionType } from './discord-wire.js';
 
 const interactionTypeSchema = z.looseObject({ type: z.int() });
 
@@ -35,7 +25,7 @@ const optionSchema: z.ZodType<CommandOption> = z.looseObject({
 /** The first string option, looked for inside subcommands and subcommand groups too. */
 function firstString(options: CommandOption[] | undefined): unknown {
   for (const option of options ?? []) {
-    if (option.type === STRING_OPTION) return option.value;
+    if (option.type === OptionType.String) return option.value;
     const nested = firstString(option.options);
     if (nested !== undefined) return nested;
   }
@@ -45,7 +35,7 @@ function firstString(options: CommandOption[] | undefined): unknown {
 /** The ids of the attachment options (type 11), inside subcommands and groups too. */
 function attachmentIds(options: CommandOption[] | undefined): string[] {
   return (options ?? []).flatMap((option) =>
-    option.type === ATTACHMENT_OPTION && typeof option.value === 'string' ? [option.value] : attachmentIds(option.options),
+    option.type === OptionType.Attachment && typeof option.value === 'string' ? [option.value] : attachmentIds(option.options),
   );
 }
 
@@ -86,22 +76,17 @@ const commandSchema = z.looseObject({
  */
 export function parseDiscordInteraction(body: unknown): Inbound {
   const { type } = parseWith(interactionTypeSchema, body);
-  if (type === PING) return { kind: 'answer', answer: { status: 200, body: { type: PONG } } };
+  if (type === InteractionType.Ping)
+    return { kind: 'answer', answer: { status: 200, body: { type: InteractionResponseType.Pong } } };
   // A press of a button under one of the bot's messages: an approval's Approve / Deny.
-  if (type === MESSAGE_COMPONENT) return parseDiscordComponent(body);
-  if (type !== APPLICATION_COMMAND) throw invalidRequest(`Unsupported interaction type ${type}.`, 'type');
+  if (type === InteractionType.MessageComponent) return parseDiscordComponent(body);
+  if (type !== InteractionType.ApplicationCommand) throw invalidRequest(`Unsupported interaction type ${type}.`, 'type');
 
   const interaction = parseWith(commandSchema, body);
   const prompt = firstString(interaction.data.options);
   const media = mediaOf(interaction.data);
   if ((typeof prompt !== 'string' || prompt.trim() === '') && media.length === 0) {
-    return {
-      kind: 'answer',
-      answer: {
-        status: 200,
-        body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'Please give a prompt.', flags: EPHEMERAL } },
-      },
-    };
+    return { kind: 'answer', answer: ephemeralAnswer('Please give a prompt.') };
   }
   const user = interaction.member?.user ?? interaction.user;
   const from = user?.id;
@@ -125,12 +110,9 @@ export function parseDiscordInteraction(body: unknown): Inbound {
       replyTo: { token: interaction.token, channel_id: channel },
     },
     // Discord allows three seconds for the first answer; the model gets fifteen minutes this way.
-    ack: () => ({ status: 200, body: { type: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE } }),
+    ack: () => ({ status: 200, body: { type: InteractionResponseType.DeferredChannelMessageWithSource } }),
     // Dropped by the hook's `access`: a deferred answer would show "thinking…" for ever.
-    ignored: () => ({
-      status: 200,
-      body: { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'This bot does not answer here.', flags: EPHEMERAL } },
-    }),
+    ignored: () => ephemeralAnswer('This bot does not answer here.'),
   };
 }
 
