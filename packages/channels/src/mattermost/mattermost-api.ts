@@ -41,6 +41,13 @@ function mattermostFailure(label: string, reply: JsonReply, botToken: string): D
   return statusFailure(label, reply.status, detail, parseRetryAfter(reply.headers['retry-after']));
 }
 
+/** What `parseMattermostRequest` stored in `replyTo`; checked again because it comes back from the job store. */
+export const mattermostReplyToSchema = z.object({
+  channel_id: z.string().min(1),
+  post_id: z.string().min(1).optional(),
+  root_id: z.string().min(1).optional(),
+});
+
 const postSchema = z.looseObject({ id: z.string().min(1), root_id: z.string().default('') });
 
 /** The thread a post belongs to: its root's id (a root post is its own). */

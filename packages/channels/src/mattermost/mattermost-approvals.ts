@@ -6,7 +6,7 @@ import type { ApprovalSide, DeliveryContext, Inbound } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseWith } from '../inbound.js';
 import { safeEqual } from '../safe-equal.js';
-import { callMattermost, type MattermostClient, replyRoot } from './mattermost-api.js';
+import { callMattermost, type MattermostClient, mattermostReplyToSchema, replyRoot } from './mattermost-api.js';
 
 interface MattermostApprovalConfig {
   token: string;
@@ -38,11 +38,6 @@ const actionSchema = z.looseObject({
 });
 
 const promptSchema = z.object({ post_id: z.string().min(1) });
-const replyToSchema = z.object({
-  channel_id: z.string().min(1),
-  post_id: z.string().min(1).optional(),
-  root_id: z.string().min(1).optional(),
-});
 
 /** The HMAC-SHA256 of a button's payload under the hook's token, labelled so it means nothing else. */
 function sign(token: string, payload: string): string {
@@ -96,7 +91,7 @@ export const mattermostApprovals: ApprovalSide<MattermostApprovalConfig> = {
     const { config, hook } = context;
     if (!config.actionUrl)
       throw new DeliveryError(`Hook '${hook}': Mattermost approval buttons need the hook's actionUrl`, false);
-    const where = replyToSchema.safeParse(question.message.replyTo);
+    const where = mattermostReplyToSchema.safeParse(question.message.replyTo);
     if (!where.success) throw new DeliveryError(`Hook '${hook}': the job holds no Mattermost channel`, false);
     const mm = client(context);
     const button = (id: string, name: string, style: string, approve: boolean) => {

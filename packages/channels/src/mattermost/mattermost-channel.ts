@@ -4,7 +4,13 @@ import { defineChannel } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { sendLimitsSchema } from '../live/send-gate.js';
 import { pieceKey } from '../piece-key.js';
-import { callMattermost, judgeMattermostMe, type MattermostClient, replyRoot } from './mattermost-api.js';
+import {
+  callMattermost,
+  judgeMattermostMe,
+  type MattermostClient,
+  mattermostReplyToSchema,
+  replyRoot,
+} from './mattermost-api.js';
 import { isMattermostAction, mattermostApprovals, parseMattermostAction } from './mattermost-approvals.js';
 import { parseMattermostRequest } from './parse-mattermost-request.js';
 import { MATTERMOST_BODY_TYPES, readMattermostBody } from './read-mattermost-body.js';
@@ -12,13 +18,6 @@ import { verifyMattermostToken } from './verify-mattermost-token.js';
 
 /** A post's longest message on Mattermost 5.0 and later (runes; UTF-16 units never count fewer). */
 export const MATTERMOST_TEXT_LIMIT = 16_383;
-
-/** What `parseMattermostRequest` stored in `replyTo`; checked again because it comes back from the job store. */
-const mattermostReplyToSchema = z.object({
-  channel_id: z.string().min(1),
-  post_id: z.string().min(1).optional(),
-  root_id: z.string().min(1).optional(),
-});
 
 /**
  * Mattermost through an outgoing webhook or a slash command (their token checked), replies
