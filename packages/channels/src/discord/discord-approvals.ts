@@ -5,7 +5,7 @@ import type { ApprovalSide, Inbound } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { parseWith } from '../inbound.js';
 import { checkDiscordReply } from './discord-api-result.js';
-import { ButtonStyle, ComponentType, ephemeralAnswer, InteractionResponseType } from './discord-wire.js';
+import { ButtonStyle, ComponentType, discordReplyToSchema, ephemeralAnswer, InteractionResponseType } from './discord-wire.js';
 
 interface DiscordApprovalConfig {
   applicationId: string;
@@ -27,7 +27,6 @@ const componentSchema = z.looseObject({
   message: z.looseObject({ id: z.string().min(1) }),
 });
 
-const replyToSchema = z.object({ token: z.string().min(1) });
 const promptSchema = z.object({ message_id: z.string().min(1), token: z.string().min(1) });
 
 /** A press of one of our buttons; another component is acknowledged with DEFERRED_UPDATE_MESSAGE (type 6) (nothing changes). */
@@ -63,7 +62,7 @@ export function parseDiscordComponent(body: unknown): Inbound {
 export const discordApprovals: ApprovalSide<DiscordApprovalConfig> = {
   async ask(question, { hook, config, http }) {
     const label = `Hook '${hook}': Discord follow-up message`;
-    const target = replyToSchema.safeParse(question.message.replyTo);
+    const target = discordReplyToSchema.safeParse(question.message.replyTo);
     if (!target.success) throw new DeliveryError(`${label}: the job holds no interaction token`, false);
     const button = (text: string, style: number, approve: boolean) => {
       const custom_id = choicePayload(approve, question);

@@ -13,6 +13,7 @@ import { checkDiscordReply } from './discord-api-result.js';
 import { judgeDiscordApplication } from './discord-application.js';
 import { discordApprovals } from './discord-approvals.js';
 import { discordLive } from './discord-live.js';
+import { discordReplyToSchema } from './discord-wire.js';
 import { parseDiscordInteraction } from './parse-discord-interaction.js';
 import { createDiscordPublicKey, verifyDiscordSignature } from './verify-discord-signature.js';
 
@@ -21,9 +22,6 @@ const DISCORD_FILE_DOMAINS = ['discordapp.com', 'discordapp.net', 'discord.com']
 
 /** Discord's limit on message `content`. */
 export const DISCORD_TEXT_LIMIT = 2000;
-
-/** What `parseDiscordInteraction` stored in `replyTo`; checked again because it comes back from the job store. */
-const discordReplyToSchema = z.object({ token: z.string().min(1) });
 
 /** The verification key of each public key, built once rather than per request. */
 const keys = new Map<string, KeyObject>();

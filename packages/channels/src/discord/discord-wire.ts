@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { HttpAnswer } from '../definition.js';
 
 /**
@@ -23,3 +24,6 @@ const EPHEMERAL = 64; // MessageFlags.Ephemeral
 export function ephemeralAnswer(content: string): HttpAnswer {
   return { status: 200, body: { type: InteractionResponseType.ChannelMessageWithSource, data: { content, flags: EPHEMERAL } } };
 }
+
+/** What `parseDiscordInteraction` stored in `replyTo`; checked again because it comes back from the job store. */
+export const discordReplyToSchema = z.object({ token: z.string().min(1) });

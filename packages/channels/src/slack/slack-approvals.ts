@@ -5,7 +5,7 @@ import type { ApprovalSide, Inbound, InboundRequest } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { headerValue, okAnswer, parseWith } from '../inbound.js';
 import { markdownToSlackMrkdwn } from '../rich-text/slack-mrkdwn.js';
-import { callSlack, type SlackCallConfig } from './slack-call.js';
+import { callSlack, type SlackCallConfig, slackReplyToSchema } from './slack-call.js';
 
 /** The buttons' `action_id`s (unique within their `actions` block, ≤ 255 characters). */
 const APPROVE = 'sb_approve';
@@ -30,7 +30,6 @@ const blockActionsSchema = z.looseObject({
 
 const promptSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const clickReplySchema = z.object({ channel: z.string().min(1), user: z.string().min(1), thread_ts: z.string().optional() });
-const replyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1).optional() });
 
 /** True for a form body: what Slack sends interactivity payloads as. */
 export function isFormBody(request: InboundRequest): boolean {
@@ -81,7 +80,7 @@ export function parseSlackInteraction(rawBody: Buffer): Inbound {
  */
 export const slackApprovals: ApprovalSide<SlackCallConfig> = {
   async ask(question, context) {
-    const where = replyToSchema.safeParse(question.message.replyTo);
+    const where = slackReplyToSchema.safeParse(question.message.replyTo);
     if (!where.success)
       throw new DeliveryError(`Hook '${context.hook}': Slack chat.postMessage: the job holds no Slack channel`, false);
     const text = markdownToSlackMrkdwn(questionText(question));

@@ -1,5 +1,6 @@
 import { joinUrl } from '@switchboard/http';
 import { parseRetryAfter } from '@switchboard/protocol';
+import { z } from 'zod';
 import type { DeliveryContext } from '../definition.js';
 import { redact, statusFailure } from '../http.js';
 import { checkSlackResult, slackErrorCode } from './slack-api-result.js';
@@ -37,3 +38,6 @@ export async function callSlack(
   checkSlackResult(label, reply.json, secrets, retryAfterMs);
   return reply.json;
 }
+
+/** What `parseSlackEvent` stored in `replyTo`; checked again because it comes back from the job store. */
+export const slackReplyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1).optional() });

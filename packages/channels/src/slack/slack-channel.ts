@@ -12,15 +12,12 @@ import { markdownToSlackMrkdwn } from '../rich-text/slack-mrkdwn.js';
 import { parseSlackEvent } from './parse-slack-event.js';
 import { judgeSlackAuthTest } from './slack-api-result.js';
 import { isFormBody, parseSlackInteraction, slackApprovals } from './slack-approvals.js';
-import { callSlack } from './slack-call.js';
+import { callSlack, slackReplyToSchema } from './slack-call.js';
 import { SLACK_STREAM_LIMIT, slackLive } from './slack-live.js';
 import { verifySlackSignature } from './verify-slack-signature.js';
 
 /** Slack truncates `text` beyond 40,000 characters, so longer replies go out as several messages. */
 export const SLACK_TEXT_LIMIT = 40_000;
-
-/** What `parseSlackEvent` stored in `replyTo`; checked again because it comes back from the job store. */
-const slackReplyToSchema = z.object({ channel: z.string().min(1), thread_ts: z.string().min(1).optional() });
 
 /** Slack through the Events API: signed requests in, `chat.postMessage` in the message's thread out. */
 export const slack = defineChannel({

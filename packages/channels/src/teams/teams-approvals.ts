@@ -4,16 +4,11 @@ import type { ApprovalSide, Inbound } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { okAnswer } from '../inbound.js';
 import type { TeamsAppConfig } from './teams-access-token.js';
-import { callConnector } from './teams-connector.js';
+import { callConnector, teamsReplyToSchema } from './teams-connector.js';
 
 /** The `data` key our buttons' submits carry (Teams sends `data` back as the activity's `value`). */
 const DATA_KEY = 'switchboard';
 
-const replyToSchema = z.object({
-  service_url: z.url({ protocol: /^https?$/ }),
-  conversation_id: z.string().min(1),
-  activity_id: z.string().min(1),
-});
 const resourceSchema = z.looseObject({ id: z.string().min(1) });
 
 /**
@@ -74,7 +69,7 @@ export function parseTeamsSubmit(activity: {
 export const teamsApprovals: ApprovalSide<TeamsAppConfig> = {
   async ask(question, context) {
     const label = `Hook '${context.hook}': Teams approval card`;
-    const where = replyToSchema.safeParse(question.message.replyTo);
+    const where = teamsReplyToSchema.safeParse(question.message.replyTo);
     if (!where.success) throw new DeliveryError(`${label}: the job holds no Teams conversation and activity`, false);
     const attachment = card(questionText(question), [
       { title: 'Approve', data: choicePayload(true, question) },
@@ -94,7 +89,7 @@ export const teamsApprovals: ApprovalSide<TeamsAppConfig> = {
   answer: async () => okAnswer(),
 
   async settle(prompt, outcome, context) {
-    const where = replyToSchema.parse(prompt);
+    const where = teamsReplyToSchema.parse(prompt);
     const text = outcomeText(outcome, outcome.kind === 'decided' ? `**${outcome.byName ?? outcome.by}**` : '', (m) => m);
     await callConnector(context, `Hook '${context.hook}': Teams update of the approval card`, 'PUT', where, {
       type: 'message',

@@ -6,7 +6,7 @@ import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTeamsActivity } from './parse-teams-activity.js';
 import { teamsAccessToken, teamsApp } from './teams-access-token.js';
 import { teamsApprovals } from './teams-approvals.js';
-import { callConnector } from './teams-connector.js';
+import { callConnector, teamsReplyToSchema } from './teams-connector.js';
 import { locateTeamsFile } from './teams-media.js';
 import { verifyTeamsToken } from './verify-teams-token.js';
 
@@ -15,13 +15,6 @@ import { verifyTeamsToken } from './verify-teams-token.js';
  * three-byte characters (CJK) inside it, with room for the envelope.
  */
 export const TEAMS_TEXT_LIMIT = 8_000;
-
-/** What `parseTeamsActivity` stored in `replyTo`; checked again because it comes back from the job store. */
-const teamsReplyToSchema = z.object({
-  service_url: z.url({ protocol: /^https?$/ }),
-  conversation_id: z.string().min(1),
-  activity_id: z.string().min(1),
-});
 
 /**
  * Microsoft Teams through the Bot Framework: activities in, each with a Connector JWT validated

@@ -1,5 +1,6 @@
 import { joinUrl } from '@switchboard/http';
 import { parseRetryAfter } from '@switchboard/protocol';
+import { z } from 'zod';
 import type { DeliveryContext } from '../definition.js';
 import { redact, statusFailure } from '../http.js';
 import { forgetTeamsAccessToken, type TeamsAppConfig, teamsAccessToken, teamsApp } from './teams-access-token.js';
@@ -35,3 +36,10 @@ export async function callConnector(
     parseRetryAfter(reply.headers['retry-after']),
   );
 }
+
+/** What `parseTeamsActivity` stored in `replyTo`; checked again because it comes back from the job store. */
+export const teamsReplyToSchema = z.object({
+  service_url: z.url({ protocol: /^https?$/ }),
+  conversation_id: z.string().min(1),
+  activity_id: z.string().min(1),
+});

@@ -11,6 +11,7 @@ import {
   sendTelegramMarkdown,
   sentMessageId,
   type TelegramClient,
+  telegramReplyToSchema,
 } from './telegram-call.js';
 
 interface TelegramApprovalConfig {
@@ -36,7 +37,6 @@ const callbackQuerySchema = z.looseObject({
 });
 
 const promptSchema = z.object({ chat_id: z.number(), message_id: z.number() });
-const replyToSchema = z.object({ chat_id: z.int(), message_id: z.int().optional(), message_thread_id: z.int().optional() });
 
 /** A verified update carrying a `callback_query`: a press of our Approve / Deny, or another button, acknowledged. */
 export function parseTelegramCallback(body: unknown): Inbound {
@@ -65,7 +65,7 @@ export function parseTelegramCallback(body: unknown): Inbound {
  */
 export const telegramApprovals: ApprovalSide<TelegramApprovalConfig> = {
   async ask(question, context) {
-    const where = replyToSchema.safeParse(question.message.replyTo);
+    const where = telegramReplyToSchema.safeParse(question.message.replyTo);
     if (!where.success)
       throw new DeliveryError(`Hook '${context.hook}': Telegram sendMessage: the job holds no Telegram chat`, false);
     const { chat_id, message_id, message_thread_id } = where.data;

@@ -76,3 +76,11 @@ export const isNotModified = (answer: TelegramAnswer) => !answer.ok && /message 
 /** The message to edit or delete is gone. */
 export const isMessageMissing = (answer: TelegramAnswer) =>
   !answer.ok && /message to (edit|delete) not found|message can't be (edited|deleted)/i.test(answer.description);
+
+/** What `parseTelegramUpdate` stored in `replyTo`; checked again because it comes back from the job store. */
+export const telegramReplyToSchema = z.object({
+  chat_id: z.int(),
+  message_id: z.int().optional(),
+  /** The forum topic the message was in (https://core.telegram.org/bots/api#sendmessage). */
+  message_thread_id: z.int().optional(),
+});

@@ -9,21 +9,13 @@ import { sendLimitsSchema } from '../live/send-gate.js';
 import { parseTelegramUpdate } from './parse-telegram-update.js';
 import { judgeTelegramGetMe } from './telegram-api-result.js';
 import { parseTelegramCallback, telegramApprovals } from './telegram-approvals.js';
-import { expectOk, sendTelegramMarkdown } from './telegram-call.js';
+import { expectOk, sendTelegramMarkdown, telegramReplyToSchema } from './telegram-call.js';
 import { telegramLive } from './telegram-live.js';
 import { locateTelegramFile } from './telegram-media.js';
 import { verifyTelegramSecret } from './verify-telegram-secret.js';
 
 /** The Bot API's limit on `sendMessage` text. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
-
-/** What `parseTelegramUpdate` stored in `replyTo`; checked again because it comes back from the job store. */
-const telegramReplyToSchema = z.object({
-  chat_id: z.int(),
-  message_id: z.int().optional(),
-  /** The forum topic the message was in (https://core.telegram.org/bots/api#sendmessage). */
-  message_thread_id: z.int().optional(),
-});
 
 /** A Telegram bot through its webhook: secret-token-checked updates in, `sendMessage` replies out. */
 export const telegram = defineChannel({

@@ -4,18 +4,12 @@ import type { ApprovalSide } from '../definition.js';
 import { DeliveryError } from '../delivery-error.js';
 import { okAnswer } from '../inbound.js';
 import { markdownToWhatsApp } from '../rich-text/whatsapp-text.js';
-import { sendWhatsAppMessage, type WhatsAppSendConfig } from './whatsapp-send.js';
+import { sendWhatsAppMessage, type WhatsAppSendConfig, whatsappReplyToSchema } from './whatsapp-send.js';
 
 /** An interactive message's body: "Maximum 1024 characters" (the interactive reply buttons reference). */
 const BODY_LIMIT = 1024;
 
 /** Where a question or an outcome goes: the customer or group the reply goes to, from the business number. */
-const whereSchema = z.object({
-  phone_number_id: z.string().min(1),
-  to: z.string().min(1),
-  message_id: z.string().min(1),
-  recipient_type: z.enum(['individual', 'group']).optional(),
-});
 const clickReplySchema = z.object({ phone_number_id: z.string().min(1), to: z.string().min(1) });
 
 /** `{messages: [{id}]}`: the wamid of the message sent (the Messages reference, "Response"). */
@@ -33,7 +27,7 @@ const sentSchema = z.looseObject({ messages: z.array(z.looseObject({ id: z.strin
  */
 export const whatsappApprovals: ApprovalSide<WhatsAppSendConfig> = {
   async ask(question, context) {
-    const where = whereSchema.safeParse(question.message.replyTo);
+    const where = whatsappReplyToSchema.safeParse(question.message.replyTo);
     if (!where.success) throw new DeliveryError(`Hook '${context.hook}': the job holds no WhatsApp number and recipient`, false);
     const { phone_number_id, to, message_id, recipient_type = 'individual' } = where.data;
     const button = (title: string, approve: boolean) => ({
@@ -71,7 +65,7 @@ export const whatsappApprovals: ApprovalSide<WhatsAppSendConfig> = {
   },
 
   async settle(prompt, outcome, context) {
-    const { phone_number_id, to, message_id, recipient_type = 'individual' } = whereSchema.parse(prompt);
+    const { phone_number_id, to, message_id, recipient_type = 'individual' } = whatsappReplyToSchema.parse(prompt);
     const name = outcome.kind === 'decided' ? (outcome.byName ?? outcome.by) : '';
     await sendWhatsAppMessage(context, phone_number_id, {
       recipient_type,

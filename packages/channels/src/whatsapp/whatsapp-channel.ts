@@ -12,19 +12,10 @@ import { judgeWhatsAppPhoneNumber } from './whatsapp-api-result.js';
 import { whatsappApprovals } from './whatsapp-approvals.js';
 import { answerWhatsAppHandshake } from './whatsapp-handshake.js';
 import { locateWhatsAppMedia } from './whatsapp-media.js';
-import { sendWhatsAppMessage } from './whatsapp-send.js';
+import { sendWhatsAppMessage, whatsappReplyToSchema } from './whatsapp-send.js';
 
 /** The Cloud API's limit on a text message's body. */
 export const WHATSAPP_TEXT_LIMIT = 4096;
-
-/** What `parseWhatsAppWebhook` stored in `replyTo`; checked again because it comes back from the job store. */
-const whatsappReplyToSchema = z.object({
-  phone_number_id: z.string().min(1),
-  to: z.string().min(1),
-  message_id: z.string().min(1),
-  /** `group` when `to` is a group id (a message written in a group): the reply goes to the group. */
-  recipient_type: z.enum(['individual', 'group']).optional(),
-});
 
 /**
  * WhatsApp through the Business Cloud API: the `GET` subscription handshake, `X-Hub-Signature-256`

@@ -1,4 +1,5 @@
 import { joinUrl } from '@switchboard/http';
+import { z } from 'zod';
 import type { DeliveryContext } from '../definition.js';
 import type { JsonReply } from '../http.js';
 import { checkWhatsAppReply } from './whatsapp-api-result.js';
@@ -32,3 +33,12 @@ export async function sendWhatsAppMessage(
   checkWhatsAppReply(label, reply, [config.accessToken, config.appSecret, config.verifyToken]);
   return reply;
 }
+
+/** What `parseWhatsAppWebhook` stored in `replyTo`; checked again because it comes back from the job store. */
+export const whatsappReplyToSchema = z.object({
+  phone_number_id: z.string().min(1),
+  to: z.string().min(1),
+  message_id: z.string().min(1),
+  /** `group` when `to` is a group id (a message written in a group): the reply goes to the group. */
+  recipient_type: z.enum(['individual', 'group']).optional(),
+});
