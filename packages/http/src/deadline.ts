@@ -69,16 +69,19 @@ export interface DestroyableBody<T> extends AsyncIterable<T> {
 }
 
 /**
- * The silence watch of one body, for a reader that awaits its chunks itself: `waiting()` before
- * each chunk is awaited, `received()` once it is in (or the wait failed), `stop()` at the end.
- * When `ms` pass while a chunk is awaited, the body is destroyed with `onSilence()`, which fails
- * that wait and leaves no connection half-read; the reader's own slowness does not count. One
- * timer for the whole body, restarted at each wait: a chunk costs no timer of its own, and when it
- * fires while the reader holds a chunk, that is not silence (the next wait restarts it).
+ * The silence watch of one body, for a reader that awaits its chunks itself: each chunk through
+ * `next(chunks)`, `stop()` at the end. When `ms` pass while a chunk is awaited, the body is
+ * destroyed with `onSilence()`, which fails that wait and leaves no connection half-read; the
+ * reader's own slowness does not count. One timer for the whole body, restarted at each wait: a
+ * chunk costs no timer of its own, and when it fires while the reader holds a chunk, that is not
+ * silence (the next wait restarts it).
  */
 export class IdleTimer {
   readonly #timer: NodeJS.Timeout;
   #waiting = false;
+  readonly #received = () => {
+    this.#waiting = false;
+  };
 
   constructor(body: DestroyableBody<unknown>, ms: number, onSilence: () => Error) {
     this.#timer = setTimeout(() => {
@@ -86,13 +89,17 @@ export class IdleTimer {
     }, ms);
   }
 
-  waiting(): void {
+  /**
+   * The iterator's next chunk, awaited under the watch. Not async: the reader awaits the
+   * iterator's own promise, and the watch ends (in a reaction registered before the reader's
+   * await, so it runs first) once the chunk is in or the wait failed.
+   */
+  next<T>(chunks: AsyncIterator<T>): Promise<IteratorResult<T>> {
     this.#waiting = true;
     this.#timer.refresh();
-  }
-
-  received(): void {
-    this.#waiting = false;
+    const next = chunks.next();
+    next.then(this.#received, this.#received);
+    return next;
   }
 
   stop(): void {

@@ -36,13 +36,7 @@ export async function readBody(
   let ended = false;
   try {
     for (;;) {
-      silence?.waiting();
-      let next: IteratorResult<Uint8Array>;
-      try {
-        next = await chunks.next();
-      } finally {
-        silence?.received();
-      }
+      const next = await (silence ? silence.next(chunks) : chunks.next());
       if (next.done) {
         ended = true;
         break;

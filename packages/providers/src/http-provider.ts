@@ -112,13 +112,7 @@ export abstract class HttpProvider implements Provider {
     let ended = false;
     try {
       while (!ended) {
-        silence.waiting();
-        let next: IteratorResult<Uint8Array>;
-        try {
-          next = await pieces.next();
-        } finally {
-          silence.received();
-        }
+        const next = await silence.next(pieces);
         ended = next.done === true;
         const chunks: ProviderChunk[] = [];
         let failure: { error: unknown } | undefined;
