@@ -80,7 +80,7 @@ export class ConversationOrder {
       this.keys.dedupe(jobId),
       this.queue.toKey(jobId),
       jobId,
-      dedupeKey ? '1' : '0',
+      '1', // a dedupe key to claim (the script's '0' case is the RPUSH above)
       this.options.retentionSeconds,
     );
     return { outcome: OUTCOMES[outcome] ?? 'queued', parkMs: this.firstParkMs(ahead) };
