@@ -62,7 +62,6 @@ export function layoutSettings(env: Env, side: { url: string; shards?: number; p
 
 /** Unfinished job states of a BullMQ queue. */
 const UNFINISHED = ['active', 'waiting', 'prioritized', 'paused', 'delayed'] as const;
-const MAX_PARK_FACTOR = 32;
 
 export async function migrate(
   from: Layout,
@@ -277,7 +276,7 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
       const parkMs =
         place === null
           ? (await hub.order.enqueue(conversation, id, job.data.message.dedupeKey !== null)).parkMs
-          : hub.options.orderRecheckMs * Math.min(place, MAX_PARK_FACTOR);
+          : hub.order.firstParkMs(place);
       const waits = parkMs > 0;
       // As acceptMessage adds a job (packages/hub accept.ts).
       await hub.queue.add(

@@ -62,8 +62,6 @@ export class Hub implements HubShards {
   readonly retention: JobRetention;
   readonly events: DeliveryEvents;
   readonly retentionSeconds: number;
-  /** Completed jobs kept (and failed ones, apart) besides the age bound. */
-  readonly keepJobs: number;
   /** This shard's number (0 in a deployment of one shard). */
   readonly shard: number;
   readonly #shardCount: number;
@@ -75,7 +73,6 @@ export class Hub implements HubShards {
     this.keys = hubKeys(options.prefix);
     this.redis = withHubCommands(redis);
     this.retentionSeconds = options.retentionSeconds ?? 86_400;
-    this.keepJobs = options.keepJobs ?? 10_000;
     this.shard = options.shard?.index ?? 0;
     this.#shardCount = options.shard?.count ?? 1;
     this.queue = createInboundQueue(redis, this.keys);
@@ -88,7 +85,7 @@ export class Hub implements HubShards {
     this.tools = new ToolLedger(this.redis, this.queue);
     this.transcripts = new Transcripts(this.redis, this.queue);
     this.feeds = new JobFeeds(this.redis, this.keys);
-    this.retention = new JobRetention(this.redis, this.queue, this.retentionSeconds, this.keepJobs);
+    this.retention = new JobRetention(this.redis, this.queue, this.retentionSeconds, options.keepJobs ?? 10_000);
     this.events = options.events ?? new DeliveryEvents(redis, this.keys, this.retentionSeconds);
   }
 

@@ -73,17 +73,22 @@ export class ConversationOrder {
       // cannot come between two writes made in one turn of the event loop).
       const line = this.keys.order(conversation);
       const [length] = await Promise.all([this.redis.rpush(line, jobId), this.redis.expire(line, this.options.retentionSeconds)]);
-      return { outcome: 'queued', parkMs: this.options.recheckMs * Math.min(length - 1, MAX_PARK_FACTOR) };
+      return { outcome: 'queued', parkMs: this.firstParkMs(length - 1) };
     }
     const [outcome, ahead] = await this.redis.sbOrderEnqueue(
       this.keys.order(conversation),
       this.keys.dedupe(jobId),
       this.queue.toKey(jobId),
       jobId,
-      dedupeKey ? '1' : '0',
+      '1', // a dedupe key to claim (the script's '0' case is the RPUSH above)
       this.options.retentionSeconds,
     );
-    return { outcome: OUTCOMES[outcome] ?? 'queued', parkMs: this.options.recheckMs * Math.min(ahead, MAX_PARK_FACTOR) };
+    return { outcome: OUTCOMES[outcome] ?? 'queued', parkMs: this.firstParkMs(ahead) };
+  }
+
+  /** How long a message lined up behind `ahead` unfinished ones first sleeps (0: it runs now). */
+  firstParkMs(ahead: number): number {
+    return this.options.recheckMs * Math.min(ahead, MAX_PARK_FACTOR);
   }
 
   /** How long a message that came up too early sleeps the `parks`-th time it parks again (0 for the first). */

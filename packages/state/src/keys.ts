@@ -26,7 +26,9 @@ export function stateKeys(prefix: string, options: { cluster?: boolean } = {}) {
       const groups = new Map<string, T[]>();
       for (const item of items) {
         const slot = hashTag(keyOf(item));
-        groups.set(slot, [...(groups.get(slot) ?? []), item]);
+        const group = groups.get(slot);
+        if (group) group.push(item);
+        else groups.set(slot, [item]);
       }
       return [...groups.values()];
     },
