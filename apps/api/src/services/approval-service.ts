@@ -18,13 +18,18 @@ export interface Clicker {
  * 409 when the job waits for nothing (never did, decided already, finished), for another call than
  * the clicked one, or its time is over; 403 when a clicker is not among the call's approvers.
  */
-export async function decideApproval(deps: AppDeps, hook: string, id: string, approve: boolean, clicker?: Clicker) {
+export async function decideApproval(
+  deps: Pick<AppDeps, 'readyHub'>,
+  hook: string,
+  id: string,
+  approve: boolean,
+  clicker?: Clicker,
+) {
   const hub = (await deps.readyHub()).forJob(id);
   const view = await readJobView(hub, hook, id);
   if (!view) throw notFound(`There is no job '${id}' on this hook.`, 'job_not_found');
   const waiting = view.status === 'awaiting_approval' ? await hub.tools.awaiting(id) : null;
-  if (!waiting || waiting.decision || (clicker && clicker.key !== waiting.awaiting.key))
-    throw conflict('The job is not waiting for an approval.', 'not_awaiting_approval');
+  if (!waiting || waiting.decision || (clicker && clicker.key !== waiting.awaiting.key)) throw notWaiting();
   if (clicker && !(waiting.awaiting.approvers ?? []).includes(clicker.user))
     throw new AppError('Only an approver of this call may decide on it.', {
       status: 403,
@@ -38,8 +43,7 @@ export async function decideApproval(deps: AppDeps, hook: string, id: string, ap
   // Delayed until the deadline: due now. A job already due or running needs nothing.
   await (await hub.queue.getJob(id))?.promote().catch(() => {});
   // Two decisions at once: the first one recorded counts, and the other learns it came second.
-  if (decision.at !== mine.at || decision.by !== mine.by)
-    throw conflict('The job is not waiting for an approval.', 'not_awaiting_approval');
+  if (decision.at !== mine.at || decision.by !== mine.by) throw notWaiting();
   return { id, tool: waiting.awaiting.tool, arguments: waiting.awaiting.arguments, approve: decision.approve };
 }
 
@@ -58,7 +62,11 @@ const REFUSALS: Record<string, (ApprovalOutcome & { kind: 'refused' })['reason']
  * the send limiter), or a refusal only the clicker sees. A platform failure there is a warning,
  * and the click's request is still answered 200: the decision stands.
  */
-export async function answerClick(deps: AppDeps, hook: Hook<HookConfig>, click: ApprovalClick): Promise<HttpAnswer> {
+export async function answerClick(
+  deps: Pick<AppDeps, 'readyHub' | 'logger'>,
+  hook: Hook<HookConfig>,
+  click: ApprovalClick,
+): Promise<HttpAnswer> {
   const outcome = await decideApproval(deps, hook.name, click.jobId, click.approve, click).then(
     (decided): ApprovalOutcome & { kind: 'decided' } => ({
       kind: 'decided',
@@ -87,3 +95,4 @@ export async function answerClick(deps: AppDeps, hook: Hook<HookConfig>, click: 
 }
 
 const conflict = (message: string, code: string) => new AppError(message, { status: 409, type: 'invalid_request_error', code });
+const notWaiting = () => conflict('The job is not waiting for an approval.', 'not_awaiting_approval');
