@@ -145,6 +145,7 @@ describe('conversation ordering', () => {
     const line = hub.keys.order(conversation);
     const release = (jobId: string) => hub.order.release(conversation, jobId, finalFields(1), { deduped: false });
     for (const jobId of ['a', 'b', 'c', 'd']) await hub.order.enqueue(conversation, jobId, false);
+    expect(await hub.redis.ttl(line)).toBeGreaterThan(0);
     // One behind another that is not first: the line keeps the rest in order.
     await release('c');
     expect(await hub.redis.lrange(line, 0, -1)).toEqual(['a', 'b', 'd']);
