@@ -11,9 +11,11 @@ export class DeliveryPaused extends Error {
 /**
  * Sends the pieces of the reply the platform does not have yet, recording each one (one Redis
  * write) as soon as the platform accepted it and before the next is posted, so a retry resumes at
- * the first piece not delivered. What is left is the time between the platform accepting a piece
- * and that write: a crash there sends the piece again, with the same idempotency key (derived from
- * the job and the piece), which the platforms that dedupe use to return the piece they have. A
+ * the first piece not delivered. The last piece is recorded by the release that follows at once
+ * (`finalFields`: done, with every piece delivered), not by a write of its own. What is left is
+ * the time between the platform accepting a piece and that write: a crash there sends the piece
+ * again, with the same idempotency key (derived from the job and the piece), which the platforms
+ * that dedupe use to return the piece they have. A
  * shutdown stops it between pieces, never inside one. A message that names another hook to
  * deliver through (a mapped hook's target) goes out through that hook.
  *
@@ -36,7 +38,7 @@ export async function deliverRest(
       const attributes = { 'switchboard.platform': route.hook.config.type, 'switchboard.piece': index };
       await deps.tracing.span('deliver reply', { kind: 'client', attributes }, send);
     } else await send();
-    await deps.hub.exchange.delivered(job.jobId, index + 1);
+    if (index + 1 < parts.length) await deps.hub.exchange.delivered(job.jobId, index + 1);
   }
   return parts.length;
 }

@@ -139,6 +139,35 @@ describe('conversation ordering', () => {
     await eventually(() => expect(log.get('heidi')?.map((e) => e.text)).toEqual(['A', 'B']), 400, 25);
   });
 
+  it('takes a released message out of its line wherever it stands, keeping the others in order with a lifetime', async () => {
+    const { hub } = start();
+    const conversation = conversationKey('support', 'ivan');
+    const line = hub.keys.order(conversation);
+    const release = (jobId: string) => hub.order.release(conversation, jobId, finalFields(1), { deduped: false });
+    for (const jobId of ['a', 'b', 'c', 'd']) await hub.order.enqueue(conversation, jobId, false);
+    expect(await hub.redis.ttl(line)).toBeGreaterThan(0);
+    // One behind another that is not first: the line keeps the rest in order.
+    await release('c');
+    expect(await hub.redis.lrange(line, 0, -1)).toEqual(['a', 'b', 'd']);
+    // The first, with others behind.
+    await release('a');
+    expect(await hub.redis.lrange(line, 0, -1)).toEqual(['b', 'd']);
+    expect(await hub.redis.ttl(line)).toBeGreaterThan(0);
+    // The first of two: what is left still expires.
+    await release('b');
+    expect(await hub.redis.lrange(line, 0, -1)).toEqual(['d']);
+    expect(await hub.redis.ttl(line)).toBeGreaterThan(0);
+    // The last: the line is gone; a release repeated (or of a message no longer in line) changes nothing.
+    await release('d');
+    await release('d');
+    expect(await hub.redis.exists(line)).toBe(0);
+    // Not first of two: both stay, in order, with a lifetime.
+    for (const jobId of ['e', 'f']) await hub.order.enqueue(conversation, jobId, false);
+    await release('x');
+    expect(await hub.redis.lrange(line, 0, -1)).toEqual(['e', 'f']);
+    expect(await hub.redis.ttl(line)).toBeGreaterThan(0);
+  });
+
   it('parks a message longer each time it comes up too early, up to 32 times the first wait', () => {
     const { hub } = start({ orderRecheckMs: 100 });
     expect([0, 1, 2, 5, 6, 50].map((parks) => hub.order.parkDelayMs(parks))).toEqual([100, 200, 400, 3200, 3200, 3200]);

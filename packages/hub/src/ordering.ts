@@ -1,5 +1,5 @@
 import { DelayedError, Job, type Queue } from 'bullmq';
-import type { HubRedis } from './commands/index.js';
+import { type HubRedis, inOneWrite } from './commands/index.js';
 import { type HubKeys, JOB_FIELDS } from './keys.js';
 
 /**
@@ -69,10 +69,12 @@ export class ConversationOrder {
    */
   async enqueue(conversation: string, jobId: string, dedupeKey: boolean): Promise<{ outcome: EnqueueOutcome; parkMs: number }> {
     if (!dedupeKey) {
-      // Nothing to claim: the push and the line's lifetime, sent together (no script call; kill -9
-      // cannot come between two writes made in one turn of the event loop).
+      // Nothing to claim: the push and the line's lifetime, sent together in one write (no script
+      // call; kill -9 cannot come between them).
       const line = this.keys.order(conversation);
-      const [length] = await Promise.all([this.redis.rpush(line, jobId), this.redis.expire(line, this.options.retentionSeconds)]);
+      const [length] = await inOneWrite(this.redis, () =>
+        Promise.all([this.redis.rpush(line, jobId), this.redis.expire(line, this.options.retentionSeconds)]),
+      );
       return { outcome: 'queued', parkMs: this.firstParkMs(length - 1) };
     }
     const [outcome, ahead] = await this.redis.sbOrderEnqueue(

@@ -16,6 +16,12 @@
  * ARGV[4..] field, value pairs to set on the job hash (at least one)
  *
  * Returns the id now first in line when it is parked, else false.
+ *
+ * The message leaving is nearly always first in line, and most often alone in it: one LPOP of
+ * two entries takes it out and shows what follows (the one behind is pushed back), one command
+ * where LREM and LINDEX were two. A message that is not first (or a Redis before 6.2, whose LPOP
+ * takes no count) has what was popped put back and leaves by LREM as before. A line popped empty
+ * and pushed again has lost its time to live: every path that leaves entries sets it again.
  */
 export const orderRelease = {
   name: 'sbOrderRelease',
@@ -23,10 +29,22 @@ export const orderRelease = {
   lua: `
 local line = KEYS[1]
 redis.call('HSET', KEYS[2], unpack(ARGV, 4))
-redis.call('LREM', line, 1, ARGV[1])
 if ARGV[3] == '1' then redis.call('SET', KEYS[4], 'done', 'XX', 'KEEPTTL') end
-local first = redis.call('LINDEX', line, 0)
-if not first then return false end
+local first
+local head = redis.pcall('LPOP', line, 2)
+if not head then return false end
+if head[1] == ARGV[1] then
+  first = head[2]
+  if not first then return false end
+  redis.call('LPUSH', line, first)
+else
+  if head.err == nil then
+    for i = #head, 1, -1 do redis.call('LPUSH', line, head[i]) end
+  end
+  redis.call('LREM', line, 1, ARGV[1])
+  first = redis.call('LINDEX', line, 0)
+  if not first then return false end
+end
 redis.call('EXPIRE', line, ARGV[2])
 if redis.call('ZSCORE', KEYS[3], first) then return first end
 return false
