@@ -49,7 +49,7 @@ const options = {
   messages: count('BENCH_HUB_MESSAGES', 10_000),
   endToEndMessages: count('BENCH_HUB_E2E_MESSAGES', 10_000),
   warmup: count('BENCH_HUB_WARMUP', 1000),
-  concurrency: count('BENCH_HUB_CONCURRENCY', 4),
+  concurrency: count('BENCH_HUB_CONCURRENCY', 16),
   inflight: count('BENCH_HUB_INFLIGHT', 32),
   endToEndInflight: count('BENCH_HUB_E2E_INFLIGHT', 32),
   oneInFlightMessages: count('BENCH_HUB_LATENCY_MESSAGES', 300),

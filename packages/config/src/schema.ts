@@ -389,10 +389,12 @@ export const rateLimitSchema = z.strictObject({
 
 export const workerSchema = z.strictObject({
   /**
-   * Jobs one worker process runs at once. With several shards (`redis.shards`) it is spread over
-   * those the process consumes, at least one each (so never fewer than that many). @defaultValue 4
+   * Jobs one worker process runs at once. A job mostly waits (the model call, Redis, the
+   * platform), so one process holds many: the default keeps 16 conversations answering at once
+   * per process. With several shards (`redis.shards`) it is spread over those the process
+   * consumes, at least one each (so never fewer than that many). @defaultValue 16
    */
-  concurrency: z.int().min(1).max(256).default(4),
+  concurrency: z.int().min(1).max(256).default(16),
   /**
    * Finished messages the queue keeps per shard, besides their age (completed 24 h, failed 7
    * days): completed ones and failed ones, each up to this many (completed ones are trimmed in

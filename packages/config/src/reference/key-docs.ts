@@ -152,9 +152,9 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
   { keys: ['hooks.<name>'], default: 'none', meaning: 'inbound webhooks, see [Channels](channels/README.md)' },
   {
     keys: ['worker.concurrency'],
-    default: '`4`',
+    default: '`16`',
     meaning:
-      'jobs one worker process runs at once; with several shards spread over those it consumes, at least one each (so never fewer than that many)',
+      'jobs one worker process runs at once (a job mostly waits on the model, Redis and the platform); with several shards spread over those it consumes, at least one each (so never fewer than that many)',
   },
   {
     keys: ['worker.attempts'],
