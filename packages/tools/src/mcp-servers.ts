@@ -240,13 +240,19 @@ class ServerConnection {
     const client = this.client;
     if (!client) return toolError(`the tool server '${this.name}' is not connected`);
     const maxChars = this.options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+    // The SDK's client never takes its 'abort' listener off the signal it is given: it is given one
+    // of the call's own, aborted with the caller's, so the caller's (a job's, for all its calls) keeps none.
+    const own = signal ? new AbortController() : undefined;
+    const abort = () => own?.abort(signal?.reason);
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
     try {
       const result = await client.callTool(
         { name: tool, arguments: args },
         CALL_RESULT as unknown as typeof CallToolResultSchema,
         {
           timeout: this.config.timeoutMs,
-          ...(signal ? { signal } : {}),
+          ...(own ? { signal: own.signal } : {}),
         },
       );
       return toolOutput(result, maxChars);
@@ -259,6 +265,8 @@ class ServerConnection {
       return toolError(
         /timed out/i.test(message) ? `${tool} timed out after ${this.config.timeoutMs} ms` : `${tool} failed: ${message}`,
       );
+    } finally {
+      signal?.removeEventListener('abort', abort);
     }
   }
 
