@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // What a tool step costs the worker: the tools phase of `npm run bench:hub` (`BENCH_HUB_ONLY=tools`
 // runs only it; `node bench/hub-tools.mjs` after a build runs it alone too). A real worker process
-// on a private redis-server answers N messages without tools, then N messages of STEPS tool steps
-// each (the model — a local fake speaking OpenAI's tool_calls — asks for the test MCP server's pure
-// `add` over Streamable HTTP — or over stdio with BENCH_TOOLS_TRANSPORT=stdio — once per step; model and MCP server run in this process, so the
-// worker's CPU excludes them; a stdio server is the worker's child, whose CPU /proc counts apart). Per step: (worker CPU with tools − without) / (N × STEPS), and Redis
-// commands likewise — the extra model call's client side and the MCP client's work included, the
-// tool's own time not.
+// on a private redis-server, warmed up with N messages of each kind, answers N messages without
+// tools, then N messages of STEPS tool steps each (the model — a local fake speaking OpenAI's
+// tool_calls — asks for the test MCP server's pure `add` over Streamable HTTP — or over stdio with
+// BENCH_TOOLS_TRANSPORT=stdio — once per step; model and MCP server run in this process, so the
+// worker's CPU excludes them; a stdio server is the worker's child, whose CPU /proc counts apart).
+// Per step: (worker CPU with tools − without) / (N × STEPS), and Redis commands likewise — the
+// extra model call's client side and the MCP client's work included, the tool's own time not.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,9 +103,13 @@ export async function toolsScenario({ messages: N, steps: STEPS, transport = 'ht
 
   try {
     await sleep(1_500); // the worker starts and connects its MCP server
+    // Both paths are warmed before either is measured: otherwise the tools phase would pay for the
+    // first compilation of the tool loop's code (the optimizing compiler's threads count in the
+    // worker's CPU), a cost of the process's first minutes, not of a step.
     await phase('warmup', 0);
-    const plain = await phase('plain', N);
-    const tools = await phase('tools', 2 * N);
+    await phase('tools-warmup', N);
+    const plain = await phase('plain', 2 * N);
+    const tools = await phase('tools', 3 * N);
     // One poll's own commands, to take them out.
     const p0 = await counters.read();
     await completed();

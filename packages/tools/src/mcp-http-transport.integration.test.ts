@@ -24,6 +24,14 @@ function answer(res: import('node:http').ServerResponse, id: unknown, result: un
   else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
 }
 
+/** Requests the server never answers (`hang`: an event stream left open; `mute`: not even headers), until their connection closes. */
+const unanswered: { name: string; closed: Promise<void> }[] = [];
+
+function leaveOpen(res: import('node:http').ServerResponse, name: string) {
+  unanswered.push({ name, closed: new Promise<void>((resolve) => res.on('close', () => resolve())) });
+  if (name === 'hang') res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': working\n\n');
+}
+
 /** The events of the `break` call's stream, by id: a notification, then the answer. */
 const numbered: string[] = [];
 
@@ -75,6 +83,7 @@ beforeAll(async () => {
       if (message.method === 'tools/list')
         return answer(res, message.id, { tools: [{ name: 'add', inputSchema: { type: 'object' } }] }, true);
       if (message.params?.name === 'break') return breakMidEvent(res, message.id);
+      if (message.params?.name === 'hang' || message.params?.name === 'mute') return leaveOpen(res, message.params.name);
       if (message.params?.name === 'vanish')
         return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing to say\n\n');
       answer(res, message.id, { content: [{ type: 'text', text: String(message.params.arguments.a + 1) }] }, false);
@@ -152,6 +161,21 @@ describe('the Streamable HTTP transport', () => {
     });
     const resumed = seen.filter((request) => request.method === 'GET' && request.headers['last-event-id'] !== undefined);
     expect(resumed[0]!.headers['last-event-id']).toBe('1');
+    await client.close();
+  });
+
+  it('aborts the request of a call the client gave up on (its time-out), so its connection closes at once', async () => {
+    const client = await connect('/mcp');
+    unanswered.length = 0;
+    for (const name of ['hang', 'mute'])
+      await expect(client.callTool({ name, arguments: {} }, undefined, { timeout: 200 })).rejects.toThrow(/timed out/i);
+    expect(unanswered.map((request) => request.name)).toEqual(['hang', 'mute']);
+    // Without the abort each would stay open until undici's own time-outs (300 s).
+    const closed = await Promise.race([
+      Promise.all(unanswered.map((request) => request.closed)).then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5_000).unref()),
+    ]);
+    expect(closed).toBe('closed');
     await client.close();
   });
 

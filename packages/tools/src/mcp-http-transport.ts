@@ -1,6 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { readBody, SseDecoder } from '@switchboard/http';
 import { type Dispatcher, request } from 'undici';
 
@@ -30,7 +30,11 @@ type Body = Dispatcher.ResponseData['body'];
  * Redirects are followed within the server's origin only (307/308 for a POST), at most 5. A 404 to
  * a request with a session id (the session is gone) closes the transport, so that the connection
  * is made again with a new session, as the spec requires.
- * A POST stream that ends without the response and cannot be resumed fails the request at once.
+ * A POST stream that ends without the response and cannot be resumed fails the request at once;
+ * one the client gave up on (its time-out or abort: the SDK then sends `notifications/cancelled`)
+ * is aborted, its connection closed, rather than left open until undici's own time-outs (300 s).
+ * Each message is checked for JSON-RPC's shape only: the SDK's Client checks it again, strictly,
+ * as it dispatches it, and validates a result against the request's schema.
  */
 export class McpHttpTransport implements Transport {
   onclose?: () => void;
@@ -39,6 +43,8 @@ export class McpHttpTransport implements Transport {
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #abort: AbortController | null = null;
+  /** The POSTs of requests waiting for their answers, by request id: aborted when the client gives up on one. */
+  readonly #pending = new Map<string | number, AbortController>();
   #reconnect: NodeJS.Timeout | undefined;
   #retryMs: number | undefined;
   /** The headers of every request: the configured ones and the session's; rebuilt when the session changes. */
@@ -67,16 +73,23 @@ export class McpHttpTransport implements Transport {
   async close(): Promise<void> {
     clearTimeout(this.#reconnect);
     this.#abort?.abort();
+    for (const pending of this.#pending.values()) pending.abort();
+    this.#pending.clear();
     this.onclose?.();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    const id = 'method' in message && 'id' in message ? (message as { id: string | number }).id : undefined;
+    const isRequest = id !== undefined;
+    if ('method' in message && message.method === 'notifications/cancelled') this.#abandon(message.params?.requestId);
+    const own = id === undefined ? undefined : new AbortController();
+    if (id !== undefined && own) this.#pending.set(id, own);
     try {
-      const answer = await this.#request('POST', {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        body: JSON.stringify(message),
-      });
+      const answer = await this.#request(
+        'POST',
+        { 'content-type': 'application/json', accept: 'application/json, text/event-stream', body: JSON.stringify(message) },
+        own?.signal,
+      );
       const session = header(answer.headers, 'mcp-session-id');
       if (session && session !== this.#sessionId) {
         this.#sessionId = session;
@@ -90,7 +103,6 @@ export class McpHttpTransport implements Transport {
         if (answer.statusCode === 404 && this.#sessionId) setImmediate(() => void this.close());
         throw new StreamableHTTPError(answer.statusCode, `Error POSTing to endpoint: ${text}`);
       }
-      const isRequest = 'method' in message && 'id' in message;
       if (answer.statusCode === 202 || !isRequest) {
         await answer.body.dump();
         const initialized = 'method' in message && message.method === 'notifications/initialized';
@@ -100,10 +112,10 @@ export class McpHttpTransport implements Transport {
       const type = mediaType(answer.headers);
       if (type === 'application/json') {
         const data: unknown = JSON.parse(await readBody(answer.body, MAX_JSON_BYTES));
-        for (const one of Array.isArray(data) ? data : [data]) this.onmessage?.(JSONRPCMessageSchema.parse(one));
+        for (const one of Array.isArray(data) ? data : [data]) this.onmessage?.(jsonRpcMessage(one));
       } else if (type === 'text/event-stream') {
         const { answered, lastEventId } = await this.#read(answer.body);
-        if (answered) return;
+        if (answered || own?.signal.aborted) return;
         // Broken off before the response: resumable when the server numbered its events, else the request fails now.
         if (lastEventId === undefined) throw new Error('the MCP server ended its event stream before it answered');
         this.#listen(lastEventId, 0);
@@ -112,16 +124,32 @@ export class McpHttpTransport implements Transport {
         throw new StreamableHTTPError(-1, `Unexpected content type: ${answer.headers['content-type']}`);
       }
     } catch (err) {
+      // Abandoned by the client (it has already failed the request): nothing more to say.
+      if (own?.signal.aborted) return;
       this.onerror?.(err as Error);
       throw err;
+    } finally {
+      if (id !== undefined && this.#pending.get(id) === own) this.#pending.delete(id);
     }
   }
 
+  /** The client gave up on a request (time-out, abort): its POST, if still open, is aborted. */
+  #abandon(requestId: unknown): void {
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    this.#pending.get(requestId)?.abort();
+    this.#pending.delete(requestId);
+  }
+
   /** A request to the endpoint with this session's headers, redirects followed within its origin. */
-  async #request(method: 'GET' | 'POST', extra: Record<string, string> & { body?: string }): Promise<Dispatcher.ResponseData> {
+  async #request(
+    method: 'GET' | 'POST',
+    extra: Record<string, string> & { body?: string },
+    own?: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     const { body = null, ...more } = extra;
     const headers = { ...this.#headers(), ...more };
-    const signal = this.#abort?.signal;
+    // A request's own signal is aborted by close() as well as when the client gives up on it.
+    const signal = own ?? this.#abort?.signal;
     let url = this.url;
     for (let followed = 0; ; followed++) {
       const answer = await request(url, { method, headers, body, signal, dispatcher: this.agent });
@@ -149,7 +177,7 @@ export class McpHttpTransport implements Transport {
       for (const event of events) {
         if (!event.data || (event.event !== null && event.event !== 'message')) continue;
         try {
-          const message = JSONRPCMessageSchema.parse(JSON.parse(event.data));
+          const message = jsonRpcMessage(JSON.parse(event.data));
           if (!('method' in message)) answered = true;
           this.onmessage?.(message);
         } catch (err) {
@@ -217,6 +245,27 @@ export class McpHttpTransport implements Transport {
   #closed(): boolean {
     return !this.#abort || this.#abort.signal.aborted;
   }
+}
+
+/**
+ * `value` when it has JSON-RPC 2.0's shape — a request or notification (`method`), a result (`id`
+ * and `result`) or an error (`error`) — else an error. The SDK's Client checks each message
+ * strictly as it dispatches it (and reports one it cannot place); this only keeps a stray value
+ * from passing for an answer.
+ */
+function jsonRpcMessage(value: unknown): JSONRPCMessage {
+  if (typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0') {
+    const message = value as Record<string, unknown>;
+    if (typeof message.method === 'string') return value as JSONRPCMessage;
+    const id = message.id;
+    if (isObject(message.error) || ((typeof id === 'string' || typeof id === 'number') && isObject(message.result)))
+      return value as JSONRPCMessage;
+  }
+  throw new Error(`not a JSON-RPC 2.0 message: ${JSON.stringify(value)?.slice(0, 200)}`);
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,13 @@ describe('MCP servers', () => {
       isError: false,
     });
     expect(http.tickets).toEqual(['printer']);
+  });
+
+  it('leaves nothing on the caller’s signal once a call is over (a job makes many calls under one signal)', async () => {
+    const job = new AbortController();
+    for (let i = 0; i < 12; i++) expect((await servers.call('remote', 'add', { a: i, b: 1 }, job.signal)).isError).toBe(false);
+    // Else each call's listener stays (Node warns past 10), and aborting the job later "cancels" finished calls.
+    expect(getEventListeners(job.signal, 'abort')).toHaveLength(0);
   });
 
   it('turns a time-out, a server that is away and bad arguments into tool errors', async () => {

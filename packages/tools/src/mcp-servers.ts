@@ -1,9 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '@switchboard/config';
 import type { McpServerState } from '@switchboard/protocol';
 import { Agent } from 'undici';
+import { z } from 'zod';
 import { McpHttpTransport } from './mcp-http-transport.js';
 import { type OfferedTool, offeredTools, type ToolInfo } from './offered-tools.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutput, toolError, toolOutput } from './tool-output.js';
@@ -24,6 +26,16 @@ const MAX_RECONNECT_MS = 30_000;
 /** A connection (a stdio server's start included) may take this long even when tool calls are bounded tighter. */
 const MIN_CONNECT_MS = 10_000;
 const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' };
+/**
+ * What `callTool` checks a result against: an object, nothing more. The SDK's CallToolResultSchema
+ * (every content item's union, annotations, defaults) cost about as much as the rest of the
+ * client's protocol work per call, and `toolOutput` reads only `content` (text items; others
+ * named), `structuredContent` and `isError`, each checked as it is read. A tool's `outputSchema`
+ * is still checked by the SDK against `structuredContent`.
+ */
+const CALL_RESULT = z.custom<CallToolResult>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), {
+  message: 'the tool result is not an object',
+});
 
 /**
  * The configured MCP servers, connected with the official SDK's client: a stdio server is started
@@ -228,11 +240,21 @@ class ServerConnection {
     const client = this.client;
     if (!client) return toolError(`the tool server '${this.name}' is not connected`);
     const maxChars = this.options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+    // The SDK's client never takes its 'abort' listener off the signal it is given: it is given one
+    // of the call's own, aborted with the caller's, so the caller's (a job's, for all its calls) keeps none.
+    const own = signal ? new AbortController() : undefined;
+    const abort = () => own?.abort(signal?.reason);
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: this.config.timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
+      const result = await client.callTool(
+        { name: tool, arguments: args },
+        CALL_RESULT as unknown as typeof CallToolResultSchema,
+        {
+          timeout: this.config.timeoutMs,
+          ...(own ? { signal: own.signal } : {}),
+        },
+      );
       return toolOutput(result, maxChars);
     } catch (err) {
       // Shutdown, a lost lock or a client gone: the caller stops here, the call never completed. The
@@ -243,6 +265,8 @@ class ServerConnection {
       return toolError(
         /timed out/i.test(message) ? `${tool} timed out after ${this.config.timeoutMs} ms` : `${tool} failed: ${message}`,
       );
+    } finally {
+      signal?.removeEventListener('abort', abort);
     }
   }
 

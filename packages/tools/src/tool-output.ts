@@ -20,8 +20,13 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 16_000;
 
 export function toolOutput(result: Record<string, unknown>, maxChars: number): ToolOutput {
   const items = Array.isArray(result.content) ? (result.content as ContentItem[]) : [];
+  // Each item as it is read: the result is checked for being an object only (McpServers).
   const parts = items.map((item) =>
-    item.type === 'text' && typeof item.text === 'string' ? item.text : `[${item.type} content]`,
+    typeof item !== 'object' || item === null
+      ? '[unreadable content]'
+      : item.type === 'text' && typeof item.text === 'string'
+        ? item.text
+        : `[${typeof item.type === 'string' ? item.type : 'unknown'} content]`,
   );
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
   return { text: capped(parts.join('\n'), maxChars), isError: result.isError === true };

@@ -2,10 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  chunkBody,
   eventually,
   freePort,
   type LocalServer,
   MCP_STDIO_SERVER,
+  openSse,
   sendJson,
   startOpenAIUpstream,
   startTestMcpHttpServer,
@@ -13,6 +15,7 @@ import {
   type ToolTurn,
   toolCallingModel,
   toolMessages,
+  writeSse,
 } from '@switchboard/testing';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent, Tool } from 'openai/resources/responses/responses';
@@ -318,6 +321,48 @@ describe('mcp tools and a model that fails mid-loop', () => {
       expect(mcp.tickets.length).toBe(before + 1);
       // The upstream's fault, not ours: nothing logged at error level.
       expect(gateway.logs.filter((line) => line.level === 'error')).toEqual([]);
+    } finally {
+      upstream.handle(model);
+    }
+  });
+});
+
+describe('mcp tools and a model that refuses after some text', () => {
+  it('streams the refusal as the message’s second part, after its text, and keeps both in the Response', async () => {
+    const model = toolCallingModel((prompt) => PLANS[prompt]);
+    upstream.handle((_req, res) => {
+      openSse(res);
+      for (const delta of [
+        { role: 'assistant', content: 'Let me see. ' },
+        { refusal: 'I cannot ' },
+        { refusal: 'help with that.' },
+      ])
+        writeSse(res, chunkBody('gpt-4o', delta));
+      writeSse(res, chunkBody('gpt-4o', {}, 'stop'));
+      writeSse(res, '[DONE]');
+      res.end();
+    });
+    try {
+      const stream = await client.responses.create({ model: 'mock/gpt-4o', input: 'hello', tools: [remote()], stream: true });
+      const events: ResponseStreamEvent[] = [];
+      for await (const event of stream) events.push(event);
+      const refusals = events.flatMap((event) => (event.type === 'response.refusal.delta' ? [event] : []));
+      expect(refusals.map((event) => [event.content_index, event.delta])).toEqual([
+        [1, 'I cannot '],
+        [1, 'help with that.'],
+      ]);
+      expect(events.find((event) => event.type === 'response.refusal.done')).toMatchObject({
+        refusal: 'I cannot help with that.',
+      });
+      const done = events.find((event) => event.type === 'response.completed');
+      const output = done?.type === 'response.completed' ? done.response.output : [];
+      expect(output.at(-1)).toMatchObject({
+        type: 'message',
+        content: [
+          { type: 'output_text', text: 'Let me see. ' },
+          { type: 'refusal', refusal: 'I cannot help with that.' },
+        ],
+      });
     } finally {
       upstream.handle(model);
     }

@@ -3,11 +3,10 @@ import type {
   ResponseMessageItem,
   ResponseObject,
   ResponseOutputItem,
-  ResponseOutputText,
   ResponseStreamEvent,
   Usage,
 } from '@switchboard/protocol';
-import { openMessageItem, toResponseUsage } from '@switchboard/providers';
+import { StreamedMessage, toResponseUsage } from '@switchboard/providers';
 
 /**
  * The Response of a /v1/responses answer with `mcp` tools (services/responses-mcp.ts) as it grows,
@@ -16,8 +15,8 @@ import { openMessageItem, toResponseUsage } from '@switchboard/providers';
 export class McpEvents {
   private sequence = 0;
   private readonly output: ResponseOutputItem[] = [];
-  /** The message whose text is streaming now (opened at its first delta). */
-  private streaming: { item: ResponseMessageItem; part: ResponseOutputText; index: number } | null = null;
+  /** The message streaming now (opened at its first delta of text or refusal). */
+  private streaming: StreamedMessage | null = null;
 
   constructor(readonly shell: ResponseObject) {}
 
@@ -76,35 +75,34 @@ export class McpEvents {
   /** A piece of the model's text as it streams: the first opens a message item and its output_text part. */
   text(delta: string): ResponseStreamEvent[] {
     const out: ResponseStreamEvent[] = [];
-    if (!this.streaming) {
-      const { item, part } = openMessageItem();
-      const index = this.add(item);
-      this.streaming = { item, part, index };
-      out.push(this.event('response.output_item.added', { output_index: index, item: structuredClone(item) }));
-      const at = { item_id: item.id, output_index: index, content_index: 0 };
-      out.push(this.event('response.content_part.added', { ...at, part: structuredClone(part) }));
-    }
-    const { item, part, index } = this.streaming;
-    part.text += delta;
-    out.push(
-      this.event('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta, logprobs: [] }),
-    );
+    out.push(...(this.streaming ?? this.openStreaming(out)).text(delta, this.event));
     return out;
   }
 
-  /** The streamed message is over: its closing events (none when no text streamed). */
+  /** A piece of the model's refusal as it streams: a refusal part of the message (after its text, if any). */
+  refusal(delta: string): ResponseStreamEvent[] {
+    const out: ResponseStreamEvent[] = [];
+    out.push(...(this.streaming ?? this.openStreaming(out)).refusal(delta, this.event));
+    return out;
+  }
+
+  /** The streamed message is over: its closing events (none when nothing streamed). */
   textDone(status: ResponseMessageItem['status']): ResponseStreamEvent[] {
-    if (!this.streaming) return [];
-    const { item, part, index } = this.streaming;
+    const message = this.streaming;
+    if (!message) return [];
     this.streaming = null;
-    item.content = [part];
-    item.status = status;
-    const at = { item_id: item.id, output_index: index, content_index: 0 };
     return [
-      this.event('response.output_text.done', { ...at, text: part.text, logprobs: [] }),
-      this.event('response.content_part.done', { ...at, part: structuredClone(part) }),
-      this.event('response.output_item.done', { output_index: index, item: structuredClone(item) }),
+      ...message.close(status, this.event),
+      this.event('response.output_item.done', { output_index: message.outputIndex, item: structuredClone(message.item) }),
     ];
+  }
+
+  private openStreaming(out: ResponseStreamEvent[]): StreamedMessage {
+    const message = new StreamedMessage(this.output.length);
+    this.add(message.item);
+    this.streaming = message;
+    out.push(...message.added(this.event));
+    return message;
   }
 
   /** The final Response: the last answer's status, every item, usage summed over the model calls. */
@@ -122,9 +120,11 @@ export class McpEvents {
     ];
   }
 
-  event(type: string, fields: Record<string, unknown>): ResponseStreamEvent {
-    return { type, sequence_number: this.sequence++, ...fields };
-  }
+  readonly event = (type: string, fields: Record<string, unknown>): ResponseStreamEvent => ({
+    type,
+    sequence_number: this.sequence++,
+    ...fields,
+  });
 
   private snapshot(): ResponseObject {
     return { ...this.shell, output: structuredClone(this.output) };

@@ -267,7 +267,7 @@ function answered(completion: ChatCompletion): ModelStep & { model: string } {
 }
 
 /**
- * A streamed model call as a step: each text delta goes out as it comes (`out()`: the Response's
+ * A streamed model call as a step: each text or refusal delta goes out as it comes (`out()`: the Response's
  * events, there once the first call was accepted); tool calls are gathered whole, to be run or
  * handed to the client once the stream is over. Returns the completion the chunks add up to.
  */
@@ -286,7 +286,10 @@ function streamStep(stream: CompletionStream, out: () => McpEvents): ModelStep &
         text += content;
         yield* out().text(content);
       }
-      if (typeof refused === 'string') refusal += refused;
+      if (typeof refused === 'string' && refused) {
+        refusal += refused;
+        yield* out().refusal(refused);
+      }
       for (const delta of Array.isArray(tool_calls) ? tool_calls : []) {
         calls[delta.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
         const call = calls[delta.index]!;

@@ -83,6 +83,15 @@ describe('fromChatCompletion', () => {
     expect(fromChatCompletion(completion({ refusal: 'I cannot help.' }, 'stop'), shell).output[0]).toMatchObject({
       content: [{ type: 'refusal', refusal: 'I cannot help.' }],
     });
+    // Text and a refusal both: two parts of the one message, the text first.
+    expect(fromChatCompletion(completion({ content: 'Sure. ', refusal: 'No.' }, 'stop'), shell).output).toEqual([
+      expect.objectContaining({
+        content: [
+          { type: 'output_text', text: 'Sure. ', annotations: [], logprobs: [] },
+          { type: 'refusal', refusal: 'No.' },
+        ],
+      }),
+    ]);
     expect(fromChatCompletion(completion({ content: 'cut' }, 'length'), shell)).toMatchObject({
       status: 'incomplete',
       incomplete_details: { reason: 'max_output_tokens' },

@@ -16,7 +16,7 @@ const toolCallsSchema = z.array(
 );
 
 /**
- * A chat completion → the Response: the assistant's text (or refusal) as one message item, each
+ * A chat completion → the Response: the assistant's text and refusal as one message item, each
  * tool call as a function_call item after it, usage renamed, status from the finish reason.
  */
 export function fromChatCompletion(completion: ChatCompletion, shell: ResponseObject): ResponseObject {
@@ -58,6 +58,10 @@ export function messageItem(text: string, refusal: string, status: ResponseMessa
     type: 'message',
     status,
     role: 'assistant',
-    content: refusal ? [{ type: 'refusal', refusal }] : [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+    // The Responses API's message holds its text and its refusal as parts of their own: both when both came.
+    content: [
+      ...(text || !refusal ? [{ type: 'output_text' as const, text, annotations: [], logprobs: [] }] : []),
+      ...(refusal ? [{ type: 'refusal' as const, refusal }] : []),
+    ],
   };
 }

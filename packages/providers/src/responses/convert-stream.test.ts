@@ -60,6 +60,39 @@ describe('ResponseEventStream', () => {
     });
   });
 
+  it('streams a refusal after text as the message’s second part (refusal events at content_index 1), and keeps both', () => {
+    const events = run([chunk({ content: 'Let me see. ' }), chunk({ refusal: 'I can' }), chunk({ refusal: 'not.' }, 'stop')]);
+    expect(events.map((e) => e.type).slice(2)).toEqual([
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.content_part.added',
+      'response.refusal.delta',
+      'response.refusal.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.refusal.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events[5]).toMatchObject({ output_index: 0, content_index: 1, part: { type: 'refusal', refusal: '' } });
+    expect(events[10]).toMatchObject({ output_index: 0, content_index: 1, refusal: 'I cannot.' });
+    expect(events.at(-1)).toMatchObject({
+      response: {
+        output: [
+          {
+            type: 'message',
+            content: [
+              { type: 'output_text', text: 'Let me see. ' },
+              { type: 'refusal', refusal: 'I cannot.' },
+            ],
+          },
+        ],
+      },
+    });
+  });
+
   it('keeps every event as it was when made (later text does not change an earlier event)', () => {
     const stream = new ResponseEventStream(shell());
     const added = [...stream.start(), ...stream.push(chunk({ content: 'a' }))];

@@ -2,15 +2,13 @@ import {
   type ChatCompletionChunk,
   itemId,
   type ResponseFunctionCallItem,
-  type ResponseMessageItem,
   type ResponseObject,
-  type ResponseOutputText,
   type ResponseStreamEvent,
   type Usage,
 } from '@switchboard/protocol';
 import { z } from 'zod';
-import { openMessageItem } from './convert-response.js';
 import { statusOf, toResponseUsage } from './response-shell.js';
+import { StreamedMessage } from './streamed-message.js';
 
 const toolCallDeltas = z.array(
   z.looseObject({
@@ -21,12 +19,13 @@ const toolCallDeltas = z.array(
 );
 
 type OpenItem =
-  | { kind: 'message'; item: ResponseMessageItem; part: ResponseOutputText }
+  | { kind: 'message'; item: StreamedMessage['item']; message: StreamedMessage }
   | { kind: 'call'; item: ResponseFunctionCallItem };
 
 /**
- * Chat completion chunks → the Responses event stream. The text opens a message item (with one
- * output_text part) at its first delta; each tool call opens a function_call item. Items are
+ * Chat completion chunks → the Responses event stream. The text or a refusal opens a message item
+ * at its first delta (an output_text part, a refusal part: both when both come); each tool call
+ * opens a function_call item. Items are
  * closed together at the end, in output order, then `response.completed` (or
  * `response.incomplete`) carries the whole Response with usage. Every event numbers itself
  * (`sequence_number`); each one holds its own copies, so events may be kept and sent later.
@@ -35,7 +34,7 @@ export class ResponseEventStream {
   private sequence = 0;
   private readonly items: OpenItem[] = [];
   private readonly calls = new Map<number, OpenItem & { kind: 'call' }>();
-  private message: (OpenItem & { kind: 'message' }) | undefined;
+  private message: StreamedMessage | undefined;
   private finishReason: string | null = null;
   private usage: Usage | null = null;
 
@@ -54,13 +53,9 @@ export class ResponseEventStream {
     if (!choice) return [];
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     const out: ResponseStreamEvent[] = [];
-    const { content, tool_calls } = choice.delta;
-    if (typeof content === 'string' && content) {
-      const message = this.message ?? this.openMessage(out);
-      message.part.text += content;
-      const at = this.at(message);
-      out.push(this.event('response.output_text.delta', { ...at, content_index: 0, delta: content, logprobs: [] }));
-    }
+    const { content, refusal, tool_calls } = choice.delta;
+    if (typeof content === 'string' && content) out.push(...(this.message ?? this.openMessage(out)).text(content, this.event));
+    if (typeof refusal === 'string' && refusal) out.push(...(this.message ?? this.openMessage(out)).refusal(refusal, this.event));
     const calls = toolCallDeltas.safeParse(tool_calls ?? []);
     for (const delta of calls.success ? calls.data : []) {
       let call = this.calls.get(delta.index);
@@ -95,10 +90,7 @@ export class ResponseEventStream {
     for (const open of this.items) {
       const at = this.at(open);
       if (open.kind === 'message') {
-        open.item.status = status === 'completed' ? 'completed' : 'incomplete';
-        const { text } = open.part;
-        out.push(this.event('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }));
-        out.push(this.event('response.content_part.done', { ...at, content_index: 0, part: structuredClone(open.part) }));
+        out.push(...open.message.close(status === 'completed' ? 'completed' : 'incomplete', this.event));
       } else {
         open.item.status = 'completed';
         const { name, arguments: args } = open.item;
@@ -120,15 +112,11 @@ export class ResponseEventStream {
     ];
   }
 
-  private openMessage(out: ResponseStreamEvent[]): OpenItem & { kind: 'message' } {
-    const { item, part } = openMessageItem();
-    const message = { kind: 'message' as const, item, part };
+  private openMessage(out: ResponseStreamEvent[]): StreamedMessage {
+    const message = new StreamedMessage(this.items.length);
     this.message = message;
-    this.items.push(message);
-    const at = this.at(message);
-    out.push(this.event('response.output_item.added', { output_index: at.output_index, item: structuredClone(item) }));
-    out.push(this.event('response.content_part.added', { ...at, content_index: 0, part: structuredClone(part) }));
-    item.content.push(part); // from here on the item holds the text as it grows
+    this.items.push({ kind: 'message', item: message.item, message });
+    out.push(...message.added(this.event));
     return message;
   }
 
@@ -141,7 +129,9 @@ export class ResponseEventStream {
     return { ...this.shell, output: this.items.map((open) => structuredClone(open.item)) };
   }
 
-  private event(type: string, fields: Record<string, unknown>): ResponseStreamEvent {
-    return { type, sequence_number: this.sequence++, ...fields };
-  }
+  private readonly event = (type: string, fields: Record<string, unknown>): ResponseStreamEvent => ({
+    type,
+    sequence_number: this.sequence++,
+    ...fields,
+  });
 }

@@ -16,6 +16,7 @@ import { responseShell } from './response-shell.js';
 export { toChatRequest } from './convert-request.js';
 export { fromChatCompletion, openMessageItem } from './convert-response.js';
 export { responseShell, toResponseUsage } from './response-shell.js';
+export { type MakeEvent, StreamedMessage } from './streamed-message.js';
 
 /**
  * POST /v1/responses on any provider: the request is translated to a chat completion, served by
