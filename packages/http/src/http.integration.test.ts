@@ -34,6 +34,32 @@ describe('readBody', () => {
     const cut = await readBody((await request(url, { dispatcher: pool })).body, 1000, { truncate: true });
     expect(cut.length).toBeLessThanOrEqual(1000);
   });
+
+  it('fails with the silence error when the body stalls between chunks', async () => {
+    const url = await serve((_req, res) => res.write('{"partial":')); // never ends
+    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
+    const silence = new Error('silent for 100 ms');
+    await expect(readBody(response.body, 1024, { idle: { ms: 100, onSilence: () => silence } })).rejects.toBe(silence);
+  });
+
+  it('fails a body whose connection is cut before its end', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{"cut":');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
+    await expect(readBody(response.body, 1024)).rejects.toBeInstanceOf(Error);
+  });
+
+  it('fails a body that was destroyed before it was read', async () => {
+    const url = await serve((_req, res) => res.end('{"ok":true}'));
+    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
+    response.body.on('error', () => {});
+    response.body.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(readBody(response.body, 1024)).rejects.toBeInstanceOf(Error);
+  });
 });
 
 describe('classifyTransportFailure', () => {
