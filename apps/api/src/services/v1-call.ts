@@ -64,10 +64,11 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
   const metered = await meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
   try {
     const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage: metered.onUsage };
+    // No cache, no await: awaiting undefined would still cost a promise and a turn per request.
     const cached =
-      spec.endpoint === null
+      spec.endpoint === null || !deps.cache
         ? undefined
-        : await deps.cache?.lookup(ctx, {
+        : await deps.cache.lookup(ctx, {
             kind: spec.endpoint,
             request: { ...request, model: plan.name },
             stream: spec.stream !== undefined,
