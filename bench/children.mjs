@@ -141,3 +141,20 @@ export async function deleteRedisKeys(redisUrl, prefix) {
     redis.disconnect();
   }
 }
+
+/**
+ * The stand-in upstream (upstream-server.mjs) as a child of this process, for benches that call it
+ * themselves; its unexpected exit ends the process with code 1.
+ * @returns {Promise<{ upstream: Child, port: number }>}
+ */
+export async function startUpstream(label) {
+  const upstream = new Child('upstream', [new URL('./upstream-server.mjs', import.meta.url).pathname], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    stdout: 'pipe',
+    onUnexpectedExit: (message) => {
+      console.error(`${label}: ${message}`);
+      process.exit(1);
+    },
+  });
+  return { upstream, port: await readPort(upstream) };
+}

@@ -12,7 +12,8 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import { Agent, Pool, request } from 'undici';
-import { Child, readPort } from './children.mjs';
+import { startUpstream } from './children.mjs';
+import { cpuPerCall } from './cpu.mjs';
 import { numberFromEnv } from './env.mjs';
 import { API_KEY, REPLY_TEXT } from './fixture.mjs';
 
@@ -25,15 +26,7 @@ const scenarios = (scenarioArg ?? 'json-32,sse-8').split(',').map((id) => {
 const measureMs = numberFromEnv('BENCH_SECONDS', 2, { positive: true }) * 1000;
 const TIMEOUT_MS = 60_000;
 
-const upstream = new Child('upstream', [new URL('./upstream-server.mjs', import.meta.url).pathname], {
-  env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
-  stdout: 'pipe',
-  onUnexpectedExit: (message) => {
-    console.error(`upstream-client: ${message}`);
-    process.exit(1);
-  },
-});
-const port = await readPort(upstream);
+const { upstream, port } = await startUpstream('upstream-client');
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
 const headers = {
   'content-type': 'application/json',
@@ -154,20 +147,8 @@ for (const name of names) if (!clients[name]) throw new Error(`unknown client ${
 const calls = Object.fromEntries(names.map((name) => [name, clients[name]()]));
 
 /** `connections` loops calling for `ms`; CPU µs of this process per call. */
-async function run(call, stream, connections, ms) {
-  let done = 0;
-  const start = process.cpuUsage();
-  const end = Date.now() + ms;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (Date.now() < end) {
-        await call(stream);
-        done++;
-      }
-    }),
-  );
-  const cpu = process.cpuUsage(start);
-  return { usPerCall: (cpu.user + cpu.system) / done, perSecond: (done * 1000) / ms };
+function run(call, stream, connections, ms) {
+  return cpuPerCall(() => call(stream), connections, ms);
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

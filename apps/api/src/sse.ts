@@ -63,13 +63,14 @@ export interface SendOptions<T> {
 }
 
 /**
- * Opens the stream, writes `events` as they come and ends it. Resolves true when every event was
- * sent; false when the client left (the upstream is aborted by the signal) or the stream broke,
- * in which case the failure events are sent before the end.
+ * Opens the stream, writes the events as they come — `batches`: those of one upstream read
+ * together — and ends it. Resolves true when every event was sent; false when the client left
+ * (the upstream is aborted by the signal) or the stream broke, in which case the failure events
+ * are sent before the end.
  */
 export async function sendEvents<T>(
   res: ServerResponse,
-  events: AsyncIterable<T>,
+  batches: AsyncIterable<readonly T[]>,
   format: SseFormat<T>,
   options: SendOptions<T>,
 ): Promise<boolean> {
@@ -98,11 +99,13 @@ export async function sendEvents<T>(
   };
   try {
     let first = options.onFirstEvent;
-    for await (const event of events) {
+    for await (const batch of batches) {
       if (res.destroyed) continue; // the signal aborts the upstream; this drains what is left
-      options.onEvent?.(event);
-      queue(event);
-      if (first) {
+      for (const event of batch) {
+        options.onEvent?.(event);
+        queue(event);
+      }
+      if (first && batch.length) {
         first();
         first = undefined;
       }
@@ -127,11 +130,16 @@ export function replayEvents<T>(
   format: SseFormat<T>,
   options: SendOptions<T>,
 ): Promise<boolean> {
-  return sendEvents(res, fromArray(events), format, options);
+  return sendEvents(res, together(events), format, options);
 }
 
-async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
+async function* together<T>(events: T[]): AsyncGenerator<T[]> {
+  yield events;
+}
+
+/** Events that come one at a time, as `sendEvents` takes them: each its own batch. */
+export async function* oneEach<T>(events: AsyncIterable<T>): AsyncGenerator<T[]> {
+  for await (const event of events) yield [event];
 }
 
 /**

@@ -107,11 +107,13 @@ async function streamWith(
   );
   let text = '';
   try {
-    for await (const chunk of stream.chunks) {
-      const delta = chunk.choices[0]?.delta.content;
-      if (typeof delta !== 'string' || delta === '') continue;
-      text += delta;
-      updates.push(text);
+    for await (const batch of stream.batches) {
+      for (const chunk of batch) {
+        const delta = chunk.choices[0]?.delta.content;
+        if (typeof delta !== 'string' || delta === '') continue;
+        text += delta;
+        updates.push(text);
+      }
     }
   } finally {
     await updates.stop();

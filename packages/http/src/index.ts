@@ -1,3 +1,4 @@
+export * from './body-reader.js';
 export * from './deadline.js';
 export * from './pool.js';
 export * from './read-body.js';

@@ -27,6 +27,12 @@ import { countEmbeddingInput, countPromptTokens, countText, makeUsage } from './
 export interface CompletionStream {
   id: string;
   model: string;
+  /**
+   * The chunks as they come, those of one upstream read together in one array. Read either this
+   * or `chunks`, once: both draw on the same upstream.
+   */
+  batches: AsyncIterable<ChatCompletionChunk[]>;
+  /** The same chunks one at a time. */
   chunks: AsyncIterable<ChatCompletionChunk>;
 }
 
@@ -142,7 +148,8 @@ export class Gateway {
             observer?.usage?.(ref(deployment), usage.prompt_tokens, usage.completion_tokens);
           }
         : undefined;
-    return { id, model: deployment.id, chunks: normalizeStream(upstream, request, head, onEnd) };
+    const batches = normalizeStream(upstream, request, head, onEnd);
+    return { id, model: deployment.id, batches, chunks: { [Symbol.asyncIterator]: () => oneByOne(batches) } };
   }
 
   /** Embeddings as floats or base64 (encoded here, whatever the upstream sends); usage counted when not reported. */
@@ -237,6 +244,10 @@ export class Gateway {
     }
     throw failure;
   }
+}
+
+async function* oneByOne<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
 }
 
 const ref = (deployment: ResolvedModel): DeploymentRef => ({ id: deployment.id, provider: deployment.provider.name });

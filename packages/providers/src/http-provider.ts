@@ -1,9 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { ProviderConfig } from '@switchboard/config';
 import { type DestroyableBody, SseDecoder, type SseEvent } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { bodyTimer, postForm, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
+import { bodyReader, postForm, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
 /** Who hears what a provider does: the pool's warnings, each retry (metrics). */
@@ -101,22 +102,23 @@ export abstract class HttpProvider implements Provider {
   /**
    * The chunks of an SSE answer, those of each network read together, in one generator from the
    * body to the chunks (a generator per stage, or a yield per chunk, would cost every read and
-   * every event promise hops of their own). Each read is awaited under the silence timer. Reads
-   * on past the end event to the end of the body, so the connection goes back to the pool.
+   * every event promise hops of their own). Each read is taken by a `BodyReader` (a promise only
+   * when it has to wait, under the silence timer). Reads on past the end event to the end of the
+   * body, so the connection goes back to the pool.
    */
-  private async *readStream(body: DestroyableBody<Uint8Array>, read: EventReader): AsyncGenerator<ProviderChunk[]> {
-    const pieces = body[Symbol.asyncIterator]();
-    const silence = bodyTimer(this.target, body);
+  private async *readStream(body: Readable, read: EventReader): AsyncGenerator<ProviderChunk[]> {
+    const reader = bodyReader(this.target, body);
     const decoder = new SseDecoder();
     let done = false;
     let ended = false;
     try {
       while (!ended) {
-        const next = await silence.next(pieces);
-        ended = next.done === true;
+        const taken = reader.next();
+        const piece = taken instanceof Promise ? await taken : taken;
+        ended = piece === null;
         const chunks: ProviderChunk[] = [];
         let failure: { error: unknown } | undefined;
-        for (const event of ended ? decoder.end() : decoder.push(next.value)) {
+        for (const event of piece === null ? decoder.end() : decoder.push(piece)) {
           if (done) break;
           let chunk: ReturnType<EventReader>;
           try {
@@ -134,9 +136,8 @@ export abstract class HttpProvider implements Provider {
     } catch (err) {
       throw streamError(this.target, err);
     } finally {
-      silence.stop();
-      if (!ended) await pieces.return?.(); // the reader stopped early: close the body as `for await` would
-      if (!done) body.destroy();
+      reader.stop();
+      if (!ended || !done) body.destroy(); // stopped early, or an answer without its end: the connection is not reused
     }
     if (!done) throw upstreamError(`Upstream '${this.name}' ended the stream before it was complete.`, 'upstream_stream_broken');
   }

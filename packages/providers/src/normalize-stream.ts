@@ -7,14 +7,16 @@ import { countPromptTokens, countText, makeUsage } from './usage.js';
  * carries `role`, every choice ends with a `finish_reason`, and with
  * `stream_options.include_usage` a last chunk holds `choices: []` and the usage. `onEnd` hears
  * the usage once the stream is over, however it ends (complete, failed, or the reader gone):
- * the upstream's count, else the prompt and the text so far counted.
+ * the upstream's count, else the prompt and the text so far counted. The chunks of one upstream
+ * batch (one network read) come out together, as one array: a yield per chunk would cost each
+ * chunk a promise hop here and another in every reader.
  */
 export async function* normalizeStream(
   upstream: AsyncIterable<ProviderChunk[]>,
   request: ChatCompletionRequest,
   head: { id: string; model: string; created: number },
   onEnd?: (usage: Usage) => void,
-): AsyncGenerator<ChatCompletionChunk> {
+): AsyncGenerator<ChatCompletionChunk[]> {
   const started = new Set<number>();
   const finished = new Set<number>();
   const wantsUsage = request.stream_options?.include_usage === true;
@@ -33,6 +35,7 @@ export async function* normalizeStream(
   // One generator, not a wrapper around an inner one: `yield*` would cost every chunk a second hop.
   try {
     for await (const pieces of upstream) {
+      const out: ChatCompletionChunk[] = [];
       for (const piece of pieces) {
         if (piece.usage) usage = piece.usage;
         if (piece.choices.length === 0) continue;
@@ -43,21 +46,26 @@ export async function* normalizeStream(
           started.add(choice.index);
           return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
         });
-        yield chunk(choices);
+        out.push(chunk(choices));
       }
+      if (out.length) yield out;
     }
 
+    const last: ChatCompletionChunk[] = [];
     const open = [...(started.size ? started : [0])].filter((index) => !finished.has(index));
     if (open.length) {
-      yield chunk(
-        open.map((index) => ({
-          index,
-          delta: started.has(index) ? {} : { role: 'assistant' as const, content: '' },
-          finish_reason: 'stop',
-        })),
+      last.push(
+        chunk(
+          open.map((index) => ({
+            index,
+            delta: started.has(index) ? {} : { role: 'assistant' as const, content: '' },
+            finish_reason: 'stop',
+          })),
+        ),
       );
     }
-    if (wantsUsage) yield { ...chunk([]), usage: finalUsage() };
+    if (wantsUsage) last.push({ ...chunk([]), usage: finalUsage() });
+    if (last.length) yield last;
   } finally {
     onEnd?.(finalUsage());
   }

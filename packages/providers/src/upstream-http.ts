@@ -1,9 +1,10 @@
+import type { Readable } from 'node:stream';
 import {
+  BodyReader,
   BodyTooLargeError,
   classifyTransportFailure,
   Deadline,
   type DestroyableBody,
-  IdleTimer,
   isAbort,
   readBody,
 } from '@switchboard/http';
@@ -129,11 +130,12 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 }
 
 /**
- * The silence watch of a response body: each chunk must arrive within `timeoutMs`, else the body
- * fails with a 504 `upstream_timeout` (an `AppError`, so no caller mistakes it for a client's abort).
+ * A streamed response body, read a network read at a time under the silence watch: each chunk must
+ * arrive within `timeoutMs`, else the body fails with a 504 `upstream_timeout` (an `AppError`, so no
+ * caller mistakes it for a client's abort).
  */
-export function bodyTimer(target: UpstreamTarget, body: DestroyableBody<Uint8Array>): IdleTimer {
-  return new IdleTimer(body, target.timeoutMs, () => timedOut(target));
+export function bodyReader(target: UpstreamTarget, body: Readable): BodyReader {
+  return new BodyReader(body, target.timeoutMs, () => timedOut(target));
 }
 
 function timedOut(target: UpstreamTarget) {

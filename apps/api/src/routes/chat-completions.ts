@@ -34,7 +34,7 @@ export function chatCompletionsRoutes(router: Router, deps: V1CallDeps & Pick<Ap
           ? {
               open: async (plan, call) => {
                 const upstream = await deps.gateway.stream(request, call, plan);
-                return { model: upstream.model, events: upstream.chunks, format: CHAT_SSE };
+                return { model: upstream.model, batches: upstream.batches, format: CHAT_SSE };
               },
               replay: (events) => ({ events: restampChunks(events), format: CHAT_SSE }),
             }

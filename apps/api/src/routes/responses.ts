@@ -6,6 +6,7 @@ import type { ApiClient } from '../middleware/api-key-auth.js';
 import { checkMcpTools, createMcpResponse, mcpToolsOf, openMcpResponse } from '../services/responses-mcp.js';
 import { restampResponse, restampResponseEvents } from '../services/restamp.js';
 import { type V1CallDeps, v1Call } from '../services/v1-call.js';
+import { oneEach } from '../sse.js';
 import { parseBody, tooManyMessages } from './parse-body.js';
 
 /** Responses events: named frames (`event: response.output_text.delta`), no `[DONE]`. */
@@ -45,7 +46,8 @@ export function responsesRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps,
                   ? await openMcpResponse(deps, mcp, plan, call, true)
                   : await streamResponse(deps.gateway, request, call, plan);
                 const format = { name: named, done: false, failure: (err: unknown) => upstream.fail(err) };
-                return { model: upstream.model, events: upstream.events, format };
+                const batches = 'batches' in upstream ? upstream.batches : oneEach(upstream.events);
+                return { model: upstream.model, batches, format };
               },
               // A recorded stream ended complete: nothing can fail while it is sent again.
               replay: (events) => ({

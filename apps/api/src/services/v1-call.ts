@@ -11,8 +11,11 @@ type Json = Record<string, unknown>;
 
 /** How one endpoint streams: the upstream's events and their framing, and a recorded stream sent again. */
 export interface V1Stream<E extends object> {
-  /** Resolves once the upstream has accepted the request, so a failure before that is still a JSON error. */
-  open(plan: RoutePlan, call: CallContext): Promise<{ model: string; events: AsyncIterable<E>; format: SseFormat<E> }>;
+  /**
+   * Resolves once the upstream has accepted the request, so a failure before that is still a JSON
+   * error; `batches`: the events, those of one upstream read together.
+   */
+  open(plan: RoutePlan, call: CallContext): Promise<{ model: string; batches: AsyncIterable<E[]>; format: SseFormat<E> }>;
   /** A cache hit's events made a new answer (their own id and time), and how they are framed. */
   replay(events: Json[]): { events: Json[]; format: SseFormat<Json> };
 }
@@ -61,10 +64,11 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
   const metered = await meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
   try {
     const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage: metered.onUsage };
+    // No cache, no await: awaiting undefined would still cost a promise and a turn per request.
     const cached =
-      spec.endpoint === null
+      spec.endpoint === null || !deps.cache
         ? undefined
-        : await deps.cache?.lookup(ctx, {
+        : await deps.cache.lookup(ctx, {
             kind: spec.endpoint,
             request: { ...request, model: plan.name },
             stream: spec.stream !== undefined,
@@ -94,7 +98,7 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
     ctx.respond = false; // only now: a failure before the upstream said yes is still a JSON error
     const events: E[] = [];
     const onEvent = cached ? (event: E) => void events.push(event) : undefined;
-    const complete = await sendEvents(ctx.res, upstream.events, upstream.format, { ...send, onEvent });
+    const complete = await sendEvents(ctx.res, upstream.batches, upstream.format, { ...send, onEvent });
     if (cached && complete) deps.cache?.save(cached, { events });
   } finally {
     metered.close(); // once the route is done, a stream included: settled by its usage, or the reservation given back

@@ -36,8 +36,11 @@ export async function createResponse(
 export interface ResponseStream {
   id: string;
   model: string;
-  /** From `response.created` to `response.completed`; throws when the upstream breaks off. */
-  events: AsyncIterable<ResponseStreamEvent>;
+  /**
+   * From `response.created` to `response.completed`, the events of one upstream read together in
+   * one array; throws when the upstream breaks off.
+   */
+  batches: AsyncIterable<ResponseStreamEvent[]>;
   /** The events that end a stream broken by `err` (`error`, then `response.failed`). */
   fail(err: unknown): ResponseStreamEvent[];
 }
@@ -54,15 +57,18 @@ export async function streamResponse(
   const translator = new ResponseEventStream(
     responseShell(request, { id, created_at: Math.floor(Date.now() / 1000), model: stream.model }),
   );
-  async function* events(): AsyncGenerator<ResponseStreamEvent> {
-    yield* translator.start();
-    for await (const chunk of stream.chunks) yield* translator.push(chunk);
-    yield* translator.finish();
+  async function* batches(): AsyncGenerator<ResponseStreamEvent[]> {
+    yield translator.start();
+    for await (const chunks of stream.batches) {
+      const out = chunks.flatMap((chunk) => translator.push(chunk));
+      if (out.length) yield out;
+    }
+    yield translator.finish();
   }
   return {
     id,
     model: stream.model,
-    events: events(),
+    batches: batches(),
     fail: (err) => translator.fail(toErrorResponse(err).body.error),
   };
 }
