@@ -198,7 +198,31 @@ function isErrorBody(json: unknown): boolean {
   );
 }
 
+/** The rules below as one test, without building the report: most of thousands of answers pass. */
+function isSaneAnswer(request: RawRequest, response: RawResponse): boolean {
+  const sameNames = (names: string[], expected: string[]) =>
+    names.length === expected.length && names.every((name, i) => name === expected[i]);
+  if (response.status >= 500) return false;
+  if (response.status >= 400) {
+    if (!/^application\/json(;|$)/.test(response.headers['content-type'] ?? '')) return false;
+    if (request.method !== 'HEAD') {
+      try {
+        if (!isErrorBody(JSON.parse(response.text))) return false;
+      } catch {
+        return false;
+      }
+    }
+  }
+  return (
+    sameNames(Object.getOwnPropertyNames(Object.prototype), prototypeNames.object) &&
+    sameNames(Object.getOwnPropertyNames(Array.prototype), prototypeNames.array)
+  );
+}
+
 function expectSaneAnswer(request: RawRequest, response: RawResponse): void {
+  // The exchange's description and vitest's assertions cost a tenth of this file's CPU when made
+  // for every answer: they are made for an answer that breaks a rule, and report it.
+  if (isSaneAnswer(request, response)) return;
   const exchange = `${describeRequest(request)}\n→ ${response.status} ${response.headers['content-type']} ${response.text.slice(0, 300)}`;
   expect(response.status, exchange).toBeLessThan(500);
   if (response.status >= 400) {

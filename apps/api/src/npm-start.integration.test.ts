@@ -26,8 +26,16 @@ import { type SpawnedProcess, spawnNode } from './test-support/spawn-process.js'
 /** `npm start` (scripts/start.mjs) as an operator uses it: signals, a second signal, a port in use, Redis gone. */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const startScript = `${root}scripts/start.mjs`;
-/** Installing is skipped (node_modules is there) and the build is cached; the processes stop well within this. */
-const BOUND_MS = 25_000;
+/**
+ * Installing is skipped (node_modules is there) and the build is cached. A bound on a hang, not on
+ * speed: the processes stop well within it on a quiet machine, and starting the two apps took
+ * 15–30 s of wall on this 2-core machine under other work (load 14–20).
+ */
+const BOUND_MS = 60_000;
+/** Each test starts Switchboard (the API and the worker), then waits at most BOUND_MS for it to stop. */
+const TEST_TIMEOUT = { timeout: 3 * BOUND_MS };
+/** `eventually`'s attempts 25 ms apart that make BOUND_MS. */
+const ATTEMPTS = BOUND_MS / 25;
 
 let redis: PrivateRedis;
 let upstream: LocalServer;
@@ -105,17 +113,18 @@ async function startSwitchboard(env: Record<string, string> = {}) {
 
 async function childPids(proc: SpawnedProcess) {
   await proc.waitForOutput('Switchboard is up');
-  const pidOf = (message: string) =>
-    eventually(() => {
-      const pid = proc.logLines().find((line) => line.message === message)?.pid;
-      if (typeof pid !== 'number') throw new Error(`no '${message}' line with a pid yet`);
-      pids.add(pid);
-      return pid;
-    });
+  // The API says it is up as soon as it listens; the worker may log its start a moment later.
+  const pidOf = async (message: string) => {
+    await proc.waitForOutput(`"message":"${message}"`);
+    const pid = proc.logLines().find((line) => line.message === message)?.pid;
+    if (typeof pid !== 'number') throw new Error(`no pid in the '${message}' line`);
+    pids.add(pid);
+    return pid;
+  };
   return { api: await pidOf('api listening'), worker: await pidOf('worker started') };
 }
 
-describe('npm start', () => {
+describe('npm start', TEST_TIMEOUT, () => {
   it('passes SIGTERM to the API and the worker and exits 0 once both have exited', async () => {
     const { proc, api, worker } = await startSwitchboard();
     proc.child.kill('SIGTERM');
@@ -143,16 +152,16 @@ describe('npm start', () => {
     npm.stderr.resume();
     const exited = once(npm, 'exit');
     try {
-      await eventually(() => expect(output).toContain('Switchboard is up'), 1_000, 25);
+      await eventually(() => expect(output).toContain('Switchboard is up'), ATTEMPTS, 25);
       const pidsIn = (message: string) =>
         [...output.matchAll(new RegExp(`"message":"${message}","pid":(\\d+)`, 'g'))].map((m) => Number(m[1]));
       // The API says it is up as soon as it listens; the worker may log its start a moment later.
       const started = () => [...pidsIn('api listening'), ...pidsIn('worker started')];
-      await eventually(() => expect(started()).toHaveLength(2), 1_000, 25);
+      await eventually(() => expect(started()).toHaveLength(2), ATTEMPTS, 25);
       const children = started();
       for (const pid of children) pids.add(pid);
       npm.kill('SIGTERM');
-      await eventually(() => expect(children.filter(alive)).toEqual([]), 1_000, 25);
+      await eventually(() => expect(children.filter(alive)).toEqual([]), ATTEMPTS, 25);
     } finally {
       if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
       await exited;
@@ -179,7 +188,7 @@ describe('npm start', () => {
       proc.child.kill('SIGTERM');
       expect(await proc.exitsWithin(BOUND_MS)).not.toBe(0);
       expect(proc.output.join('\n')).toContain('killing the API and the worker now');
-      await eventually(() => expect([alive(api), alive(worker)]).toEqual([false, false]));
+      await eventually(() => expect([alive(api), alive(worker)]).toEqual([false, false]), ATTEMPTS, 25);
     } finally {
       controller.abort();
     }
@@ -230,30 +239,34 @@ describe('npm start', () => {
     ['redis-cluster://host:port,…', async () => startPrivateCluster(3)],
     ['redis-sentinel://host:port/<master>', async () => startPrivateSentinel()],
   ] as const) {
-    it(`starts on a ${form} REDIS_URL and reaches Redis through it`, async () => {
-      const target = await start();
-      try {
-        // The first host listed does not answer: any one of them is enough, as for the apps.
-        const url = target.url.replace('://', `://127.0.0.1:${await freePort()},`);
-        const { proc, port, api, worker } = await startSwitchboard({ REDIS_URL: url });
-        // Ready once the first connection is made (through the sentinel, it takes a lookup first).
-        const ready = await eventually(
-          async () => {
-            const res = await fetch(`http://127.0.0.1:${port}/ready`);
-            expect(res.status).toBe(200);
-            return res.json();
-          },
-          100,
-          100,
-        );
-        expect(ready).toEqual({ status: 'ready' });
-        expect(proc.output.join('\n')).not.toContain('TypeError');
-        proc.child.kill('SIGTERM');
-        expect(await proc.exitsWithin(BOUND_MS)).toBe(0);
-        expect([alive(api), alive(worker)]).toEqual([false, false]);
-      } finally {
-        await target.stop();
-      }
-    }, 90_000);
+    it(
+      `starts on a ${form} REDIS_URL and reaches Redis through it`,
+      async () => {
+        const target = await start();
+        try {
+          // The first host listed does not answer: any one of them is enough, as for the apps.
+          const url = target.url.replace('://', `://127.0.0.1:${await freePort()},`);
+          const { proc, port, api, worker } = await startSwitchboard({ REDIS_URL: url });
+          // Ready once the first connection is made (through the sentinel, it takes a lookup first).
+          const ready = await eventually(
+            async () => {
+              const res = await fetch(`http://127.0.0.1:${port}/ready`);
+              expect(res.status).toBe(200);
+              return res.json();
+            },
+            100,
+            100,
+          );
+          expect(ready).toEqual({ status: 'ready' });
+          expect(proc.output.join('\n')).not.toContain('TypeError');
+          proc.child.kill('SIGTERM');
+          expect(await proc.exitsWithin(BOUND_MS)).toBe(0);
+          expect([alive(api), alive(worker)]).toEqual([false, false]);
+        } finally {
+          await target.stop();
+        }
+      },
+      4 * BOUND_MS,
+    );
   }
 });

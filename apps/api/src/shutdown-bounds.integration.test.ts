@@ -23,6 +23,13 @@ import { startTestWorker } from './test-support/start-worker.js';
 const MARGIN_MS = 5_000;
 const GRACE_MS = 800;
 const TOKEN = 'bounds-token-0123456789';
+/**
+ * Bounds on a hang, not on speed (the bounds under test are the exits' above): starting a process
+ * that loads the app took 15–28 s of wall on this 2-core machine under other work (load 14–20).
+ */
+const TEST_TIMEOUT = { timeout: 120_000 };
+/** `eventually`'s attempts (20 ms apart) for a spawned API to answer: 60 s. */
+const START_ATTEMPTS = 3_000;
 
 const spawned: SpawnedProcess[] = [];
 afterEach(async () => {
@@ -67,7 +74,7 @@ async function holdingUpstream() {
   };
 }
 
-describe('the API process', () => {
+describe('the API process', TEST_TIMEOUT, () => {
   it('exits 0 within its drain + 5 s with Redis unreachable, an idle keep-alive client and a call whose upstream never answers', async () => {
     const held = await holdingUpstream();
     const port = await freePort();
@@ -84,7 +91,7 @@ describe('the API process', () => {
     );
     const agent = new Agent({ keepAlive: true });
     try {
-      await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), 500);
+      await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), START_ATTEMPTS);
       // An idle kept-alive connection, as a load generator leaves behind.
       await new Promise<void>((resolve, reject) =>
         request(`http://127.0.0.1:${port}/health`, { agent }, (res) => res.resume().on('end', resolve))
@@ -108,7 +115,7 @@ describe('the API process', () => {
   });
 });
 
-describe('the worker process on SIGTERM', () => {
+describe('the worker process on SIGTERM', TEST_TIMEOUT, () => {
   let held: Awaited<ReturnType<typeof holdingUpstream>>;
   let receiver: LocalServer;
 
@@ -195,7 +202,7 @@ describe('the worker process on SIGTERM', () => {
   });
 });
 
-describe('both processes and a Redis outage', () => {
+describe('both processes and a Redis outage', TEST_TIMEOUT, () => {
   let redis: PrivateRedis;
   const prefix = testPrefix();
   afterAll(async () => {

@@ -1,9 +1,8 @@
 import { describeProviders, packageVersion, runEntryPoint, type Settings } from '@switchboard/config';
-import { createGateway } from '@switchboard/providers';
-import { startTracing } from '@switchboard/tracing';
-import { closeWorkerDeps, createWorkerDeps } from './deps.js';
-import { startMetricsServer } from './metrics-server.js';
-import { startWorker } from './worker.js';
+
+// The worker's modules are imported where `start` and `check` need them, once the settings are
+// read: `--help`, `--version`, an unknown option and a configuration error found reading the
+// settings exit without loading the gateway, the channels' delivery and BullMQ.
 
 /** What shutdown may take beyond the grace period (releasing jobs, closing connections) before the process exits anyway. */
 const EXIT_MARGIN_MS = 5_000;
@@ -14,6 +13,12 @@ const EXIT_MARGIN_MS = 5_000;
  * plus five seconds, whatever Redis does.
  */
 async function start(settings: Settings): Promise<void> {
+  const [{ startTracing }, { closeWorkerDeps, createWorkerDeps }, { startMetricsServer }, { startWorker }] = await Promise.all([
+    import('@switchboard/tracing'),
+    import('./deps.js'),
+    import('./metrics-server.js'),
+    import('./worker.js'),
+  ]);
   const tracing = settings.tracing
     ? await startTracing({
         endpoint: settings.tracing.endpoint,
@@ -71,6 +76,9 @@ void runEntryPoint({
   summary:
     'Starts a Switchboard worker: it answers the hook messages queued in Redis (BullMQ) and delivers\nthe replies. Run as many as you like on one Redis.',
   version: packageVersion(new URL('../package.json', import.meta.url)),
-  check: (settings) => createGateway(settings).registry.close(),
+  check: async (settings) => {
+    const { createGateway } = await import('@switchboard/providers');
+    await createGateway(settings).registry.close();
+  },
   start,
 });

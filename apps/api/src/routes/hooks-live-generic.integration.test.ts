@@ -76,6 +76,12 @@ describe('the generic job stream', () => {
     harness.startWorker();
     const id = await ask('live', 'nobody listens');
     await eventually(() => expect(receiver.requests.map((r) => (r.json as { text: string }).text)).toEqual([ANSWER]));
+    // The reply reaches the receiver a moment before the job is recorded as completed: a reader
+    // that came in between would get the text so far as a delta, then done (seen at load 10-14).
+    await eventually(async () => {
+      const res = await fetch(`${harness.gateway.url}/hooks/live/jobs/${id}`, { headers: AUTH });
+      expect(await res.json()).toMatchObject({ status: 'completed' });
+    });
     expect(await harness.hub.redis.exists(harness.hub.keys.feed(id))).toBe(0);
 
     const events = await readSse(await stream('live', id), ended);
