@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { conversationKey, HOOK_MESSAGE_VERSION, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
 import { Job } from 'bullmq';
 import { inOneWrite, type RedisClient } from './commands/index.js';
@@ -44,9 +44,7 @@ export async function acceptMessage(
   const conversation = conversationKey(hook, message.conversation);
   // The conversation's shard holds its line, memory and jobs; the id names the shard.
   const hub = hubs.forConversation(conversation);
-  const jobId = hub.jobId(
-    message.dedupeKey ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}` : randomUUID(),
-  );
+  const jobId = hub.jobId(message.dedupeKey ? `${hook}-${hash('sha256', message.dedupeKey).slice(0, 32)}` : randomUUID());
   const { outcome, parkMs } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
   if (outcome === 'duplicate') return { jobId, duplicate: true, replicated: true };
   const waits = parkMs > 0;
