@@ -1,5 +1,5 @@
 import { type Env, loadSettings, type Settings } from '@switchboard/config';
-import { createHubs, JOB_FIELDS, retryJobOptions, type ShardedHub, unshardedJobId } from '@switchboard/hub';
+import { createHubs, JOB_FIELDS, messageJobOptions, type ShardedHub, unshardedJobId } from '@switchboard/hub';
 import { conversationKey, type QueuedMessage } from '@switchboard/protocol';
 import { type RedisClient, type StateKeys, stateKeys, WorkerRegistry } from '@switchboard/state';
 import type { Cluster } from 'ioredis';
@@ -278,17 +278,7 @@ async function copyJobs(fromHubs: ShardedHub, toHubs: ShardedHub, dryRun: boolea
           ? (await hub.order.enqueue(conversation, id, job.data.message.dedupeKey !== null)).parkMs
           : hub.order.firstParkMs(place);
       const waits = parkMs > 0;
-      // As acceptMessage adds a job (packages/hub accept.ts).
-      await hub.queue.add(
-        'message',
-        { ...job.data, waits },
-        {
-          jobId: id,
-          ...retryJobOptions(hub.options),
-          ...(waits ? { delay: parkMs } : {}),
-          ...hub.retention.jobOptions(),
-        },
-      );
+      await hub.queue.add('message', { ...job.data, waits }, messageJobOptions(hub, id, parkMs));
       await carryFields(hub.redis, key, job.fields);
       if (waits) await hub.order.wakeIfFirst(conversation, id);
     }

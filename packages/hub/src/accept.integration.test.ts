@@ -2,6 +2,7 @@ import { conversationKey, type InboundMessage, readQueuedMessage } from '@switch
 import { eventually } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptMessage } from './accept.js';
+import { JOB_FIELDS } from './keys.js';
 import { createHubFixture, type HubFixture } from './test-support/hub-fixture.js';
 
 let fixture: HubFixture | undefined;
@@ -40,6 +41,18 @@ describe('acceptMessage', () => {
     expect(await parked?.getState()).toBe('delayed');
     expect(await fixture.hub.queue.getJobState(elsewhere.jobId)).toBe('waiting');
     expect(await fixture.hub.redis.lrange(fixture.hub.keys.order(conversationKey('team', 'C1:judy')), 0, -1)).toHaveLength(2);
+  });
+
+  it('wakes a parked message whose one ahead finished between its lining up and its add', async () => {
+    fixture = createHubFixture();
+    const { hub } = fixture;
+    const first = await acceptMessage(hub, 'team', message('first'));
+    // Sends its line-up now; the release below follows it on the same connection, before the add.
+    const accepting = acceptMessage(hub, 'team', message('second'));
+    await hub.order.release(conversationKey('team', 'C1:judy'), first.jobId, { [JOB_FIELDS.done]: 1 }, { deduped: false });
+    const second = await accepting;
+    expect(readQueuedMessage((await hub.queue.getJob(second.jobId))?.data)?.message.waits).toBe(true);
+    expect(await hub.queue.getJobState(second.jobId)).toBe('waiting');
   });
 
   it('answers a repeated platform delivery with the first job and queues nothing', async () => {

@@ -1,6 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { conversationKey, HOOK_MESSAGE_VERSION, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
-import type { HubShards } from './hub.js';
+import { Job } from 'bullmq';
+import { inOneWrite, type RedisClient } from './commands/index.js';
+import type { Hub, HubShards } from './hub.js';
 import { retryJobOptions } from './retry-policy.js';
 
 export interface Accepted {
@@ -17,6 +19,20 @@ export interface Accepted {
  * dedupe key) resolves to the first one's job id and queues nothing — unless that job never made
  * it into the queue, when it is queued now.
  */
+/**
+ * The BullMQ options a hook message is queued with, wherever it is queued (accepted here, moved
+ * by the worker's migrate): its id, the retry policy, parked (delayed) when `parkMs` > 0, and the
+ * retention bound (age and count, per shard), so Redis memory levels off however busy the hub is.
+ */
+export function messageJobOptions(hub: Pick<Hub, 'options' | 'retention'>, jobId: string, parkMs: number) {
+  return {
+    jobId,
+    ...retryJobOptions(hub.options),
+    ...(parkMs > 0 ? { delay: parkMs } : {}),
+    ...hub.retention.jobOptions(),
+  };
+}
+
 export async function acceptMessage(
   hubs: HubShards,
   hook: string,
@@ -28,22 +44,40 @@ export async function acceptMessage(
   const conversation = conversationKey(hook, message.conversation);
   // The conversation's shard holds its line, memory and jobs; the id names the shard.
   const hub = hubs.forConversation(conversation);
-  const jobId = hub.jobId(
-    message.dedupeKey ? `${hook}-${createHash('sha256').update(message.dedupeKey).digest('hex').slice(0, 32)}` : randomUUID(),
-  );
+  const jobId = hub.jobId(message.dedupeKey ? `${hook}-${hash('sha256', message.dedupeKey).slice(0, 32)}` : randomUUID());
   const { outcome, parkMs } = await hub.order.enqueue(conversation, jobId, message.dedupeKey !== null);
   if (outcome === 'duplicate') return { jobId, duplicate: true, replicated: true };
   const waits = parkMs > 0;
 
   const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits, ...(trace ? { trace } : {}) };
-  await hub.queue.add('message', data, {
-    jobId,
-    ...retryJobOptions(hub.options),
-    ...(waits ? { delay: parkMs } : {}),
-    // Bounded by age and by count (per shard): Redis memory levels off however busy the hub is.
-    ...hub.retention.jobOptions(),
-  });
-  // Parked behind a message that may have finished while this one was being added.
-  if (waits) await hub.order.wakeIfFirst(conversation, jobId);
+  // Parked behind a message that may have finished while this one was being added: woken if so.
+  if (await addMessageJob(hub, conversation, jobId, data, parkMs)) await hub.order.wake(jobId);
   return { jobId, duplicate: false, replicated: await hub.replicated() };
+}
+
+/**
+ * Adds the message's job as `queue.add` would (BullMQ's Job.addJob, its add script and its own
+ * refusal check), and for a parked message the look at its line's head right behind it on the
+ * same connection, both in one socket write: Redis runs the look after the add, so a message
+ * ahead that finished in between is seen. One round trip where the add and the look were two,
+ * and none of `queue.add`'s wrapping (no telemetry is configured, nothing listens to its
+ * `waiting` event). Resolves once Redis holds the job: true when the job was parked and is now
+ * first in its line (it must be woken).
+ */
+async function addMessageJob(
+  hub: Hub,
+  conversation: string,
+  jobId: string,
+  data: QueuedMessage,
+  parkMs: number,
+): Promise<boolean> {
+  const client = await hub.queue.client;
+  const job = new Job(hub.queue, 'message', data, messageJobOptions(hub, jobId, parkMs), jobId);
+  const [, first] = await inOneWrite(hub.redis, () =>
+    Promise.all([
+      job.addJob(client),
+      parkMs > 0 ? (client as unknown as Pick<RedisClient, 'lindex'>).lindex(hub.keys.order(conversation), 0) : null,
+    ]),
+  );
+  return first === jobId;
 }

@@ -179,7 +179,7 @@ export class ConversationOrder {
   }
 
   /** Promotes a parked job; a job that is not parked (running, or already woken) is left alone. */
-  private async wake(jobId: string): Promise<void> {
+  async wake(jobId: string): Promise<void> {
     try {
       await new Job(this.queue, 'message', {}, {}, jobId).promote();
     } catch (err) {
