@@ -1,7 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
 import { conversationKey, HOOK_MESSAGE_VERSION, type InboundMessage, type QueuedMessage } from '@switchboard/protocol';
-import { Job } from 'bullmq';
-import { inOneWrite, type RedisClient } from './commands/index.js';
 import type { Hub, HubShards } from './hub.js';
 import { retryJobOptions } from './retry-policy.js';
 
@@ -50,34 +48,12 @@ export async function acceptMessage(
   const waits = parkMs > 0;
 
   const data: QueuedMessage = { v: HOOK_MESSAGE_VERSION, hook, message, receivedAt: now, waits, ...(trace ? { trace } : {}) };
+  await hub.queue.add('message', data, messageJobOptions(hub, jobId, parkMs));
   // Parked behind a message that may have finished while this one was being added: woken if so.
-  if (await addMessageJob(hub, conversation, jobId, data, parkMs)) await hub.order.wake(jobId);
+  // The look waits for the add's reply: sent behind it on the same connection it could still run
+  // first, since a command sent again (a script call meeting NOSCRIPT on a restarted Redis or a
+  // promoted replica, a redirect during a failover) goes after it, and a wake-up would be lost
+  // until the recheck (the cluster failover test took 61 s instead of 10).
+  if (waits) await hub.order.wakeIfFirst(conversation, jobId);
   return { jobId, duplicate: false, replicated: await hub.replicated() };
-}
-
-/**
- * Adds the message's job as `queue.add` would (BullMQ's Job.addJob, its add script and its own
- * refusal check), and for a parked message the look at its line's head right behind it on the
- * same connection, both in one socket write: Redis runs the look after the add, so a message
- * ahead that finished in between is seen. One round trip where the add and the look were two,
- * and none of `queue.add`'s wrapping (no telemetry is configured, nothing listens to its
- * `waiting` event). Resolves once Redis holds the job: true when the job was parked and is now
- * first in its line (it must be woken).
- */
-async function addMessageJob(
-  hub: Hub,
-  conversation: string,
-  jobId: string,
-  data: QueuedMessage,
-  parkMs: number,
-): Promise<boolean> {
-  const client = await hub.queue.client;
-  const job = new Job(hub.queue, 'message', data, messageJobOptions(hub, jobId, parkMs), jobId);
-  const [, first] = await inOneWrite(hub.redis, () =>
-    Promise.all([
-      job.addJob(client),
-      parkMs > 0 ? (client as unknown as Pick<RedisClient, 'lindex'>).lindex(hub.keys.order(conversation), 0) : null,
-    ]),
-  );
-  return first === jobId;
 }
