@@ -3,7 +3,10 @@
 // processes, temp files, Redis keys.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -157,4 +160,25 @@ export async function startUpstream(label) {
     },
   });
   return { upstream, port: await readPort(upstream) };
+}
+
+/**
+ * A bench script's scratch space: a temp directory and a list for the children it starts, both
+ * gone when the process exits (Ctrl-C included); `fail(message)` prints and ends the run.
+ * @param {string} name the script's name, in the directory's name and in `fail`'s message
+ */
+export function benchScratch(name) {
+  const tempDir = mkdtempSync(join(tmpdir(), `switchboard-${name}-`));
+  /** @type {{ killNow(): void }[]} */
+  const children = [];
+  const fail = (message) => {
+    console.error(`${name}: ${message}`);
+    process.exit(1);
+  };
+  process.on('exit', () => {
+    for (const child of children) child.killNow();
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  process.on('SIGINT', () => process.exit(130));
+  return { tempDir, children, fail };
 }

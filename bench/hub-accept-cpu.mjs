@@ -9,11 +9,10 @@
 // each build's median and spread, and every pair's after ÷ before.
 //
 //   node bench/hub-accept-cpu.mjs /tmp/before/apps/api/dist/main.js apps/api/dist/main.js [rounds per build, 4]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { Child, freePort, waitForHealth } from './children.mjs';
+import { benchScratch, Child, freePort, waitForHealth } from './children.mjs';
 import { processCpuMs } from './cpu.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { RedisCounters, startRedisServer } from './redis-server.mjs';
@@ -32,17 +31,7 @@ const apiNodeArgs = nodeArgsFromEnv('BENCH_HUB_API_NODE_ARGS');
 const HOOK = 'bench';
 const TOKEN = 'bench-hook-token-0123456789';
 
-const tempDir = mkdtempSync(join(tmpdir(), 'switchboard-accept-cpu-'));
-const children = [];
-const fail = (message) => {
-  console.error(`hub-accept-cpu: ${message}`);
-  process.exit(1);
-};
-process.on('exit', () => {
-  for (const child of children) child.killNow();
-  rmSync(tempDir, { recursive: true, force: true });
-});
-process.on('SIGINT', () => process.exit(130));
+const { tempDir, children, fail } = benchScratch('hub-accept-cpu');
 
 const redisServer = await startRedisServer({ dir: tempDir, onUnexpectedExit: fail });
 children.push(redisServer.child);

@@ -9,14 +9,13 @@
 // median and every pair's after ÷ before.
 //
 //   node bench/hub-worker-cpu.mjs /tmp/before/apps/worker/dist/main.js apps/worker/dist/main.js [rounds]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { loadSettings } from '../packages/config/dist/index.js';
 import { acceptMessage, createHub } from '../packages/hub/dist/index.js';
-import { Child, readPort } from './children.mjs';
+import { benchScratch, Child, readPort } from './children.mjs';
 import { processCpuMs } from './cpu.mjs';
 import { nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { startReceiver } from './receiver.mjs';
@@ -47,17 +46,7 @@ const workerNodeArgs = nodeArgsFromEnv('BENCH_HUB_WORKER_NODE_ARGS');
 const HOOK = 'bench';
 const INBOX = '/inbox';
 
-const tempDir = mkdtempSync(join(tmpdir(), 'switchboard-hub-cpu-'));
-const children = [];
-const fail = (message) => {
-  console.error(`hub-worker-cpu: ${message}`);
-  process.exit(1);
-};
-process.on('exit', () => {
-  for (const child of children) child.killNow();
-  rmSync(tempDir, { recursive: true, force: true });
-});
-process.on('SIGINT', () => process.exit(130));
+const { tempDir, children, fail } = benchScratch('hub-worker-cpu');
 
 const redisServer = await startRedisServer({ dir: tempDir, onUnexpectedExit: fail });
 children.push(redisServer.child);

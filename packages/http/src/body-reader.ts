@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 
-const ignore = () => {};
+/** A listener for an error nobody waits for any more (undici fails a body destroyed before its end with 'aborted'). */
+export const ignore = () => {};
 
 /**
  * The chunks of a Node Readable body (undici's), pulled one read at a time without an async
@@ -97,6 +98,7 @@ export class BodyReader {
   }
 }
 
-function prematureClose(): Error {
+/** What a body closed with neither an end nor an error fails with, as a Readable's async iterator says. */
+export function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }

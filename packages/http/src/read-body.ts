@@ -1,3 +1,4 @@
+import { ignore, prematureClose } from './body-reader.js';
 import { type DestroyableBody, IdleTimer } from './deadline.js';
 
 /** A body that went past the limit its reader set. */
@@ -124,9 +125,6 @@ async function readIterable(
   }
   return joined(parts);
 }
-
-const ignore = () => {};
-const prematureClose = () => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 
 /** A view, not a copy: undici's chunks are Buffers already, and are not reused after they are yielded. */
 const asBuffer = (chunk: Uint8Array): Buffer =>
