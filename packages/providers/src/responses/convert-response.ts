@@ -5,7 +5,6 @@ import {
   type ResponseMessageItem,
   type ResponseObject,
   type ResponseOutputItem,
-  type ResponseOutputText,
   upstreamError,
 } from '@switchboard/protocol';
 import { z } from 'zod';
@@ -42,14 +41,6 @@ export function fromChatCompletion(completion: ChatCompletion, shell: ResponseOb
     } satisfies ResponseFunctionCallItem);
   }
   return { ...shell, status, incomplete_details, output, usage: toResponseUsage(completion.usage) };
-}
-
-/** A message item about to stream its text: the item (no content yet) and its empty output_text part. */
-export function openMessageItem(): { item: ResponseMessageItem; part: ResponseOutputText } {
-  return {
-    item: { id: itemId('msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] },
-    part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-  };
 }
 
 export function messageItem(text: string, refusal: string, status: ResponseMessageItem['status']): ResponseMessageItem {

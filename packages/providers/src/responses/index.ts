@@ -14,7 +14,7 @@ import { ResponseEventStream } from './convert-stream.js';
 import { responseShell } from './response-shell.js';
 
 export { toChatRequest } from './convert-request.js';
-export { fromChatCompletion, openMessageItem } from './convert-response.js';
+export { fromChatCompletion } from './convert-response.js';
 export { responseShell, toResponseUsage } from './response-shell.js';
 export { type MakeEvent, StreamedMessage } from './streamed-message.js';
 

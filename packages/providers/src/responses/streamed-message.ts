@@ -1,5 +1,10 @@
-import type { ResponseMessageItem, ResponseOutputText, ResponseRefusal, ResponseStreamEvent } from '@switchboard/protocol';
-import { openMessageItem } from './convert-response.js';
+import {
+  itemId,
+  type ResponseMessageItem,
+  type ResponseOutputText,
+  type ResponseRefusal,
+  type ResponseStreamEvent,
+} from '@switchboard/protocol';
 
 /** Makes one numbered event of a Response's stream (its owner keeps the count). */
 export type MakeEvent = (type: string, fields: Record<string, unknown>) => ResponseStreamEvent;
@@ -13,7 +18,13 @@ export type MakeEvent = (type: string, fields: Record<string, unknown>) => Respo
  * the message's second part. The item holds each part as it grows.
  */
 export class StreamedMessage {
-  readonly item: ResponseMessageItem = openMessageItem().item;
+  readonly item: ResponseMessageItem = {
+    id: itemId('msg'),
+    type: 'message',
+    status: 'in_progress',
+    role: 'assistant',
+    content: [],
+  };
   private textPart: ResponseOutputText | null = null;
   private refusalPart: ResponseRefusal | null = null;
 
@@ -26,7 +37,7 @@ export class StreamedMessage {
 
   text(delta: string, event: MakeEvent): ResponseStreamEvent[] {
     const out: ResponseStreamEvent[] = [];
-    this.textPart ??= this.open(openMessageItem().part, out, event);
+    this.textPart ??= this.open(emptyText(), out, event);
     this.textPart.text += delta;
     out.push(event('response.output_text.delta', { ...this.at(this.textPart), delta, logprobs: [] }));
     return out;
@@ -46,7 +57,7 @@ export class StreamedMessage {
    */
   close(status: ResponseMessageItem['status'], event: MakeEvent): ResponseStreamEvent[] {
     const out: ResponseStreamEvent[] = [];
-    if (this.item.content.length === 0) this.textPart = this.open(openMessageItem().part, out, event);
+    if (this.item.content.length === 0) this.textPart = this.open(emptyText(), out, event);
     this.item.status = status;
     for (const part of this.item.content) {
       const at = this.at(part);
@@ -67,3 +78,5 @@ export class StreamedMessage {
     return { item_id: this.item.id, output_index: this.outputIndex, content_index: index };
   }
 }
+
+const emptyText = (): ResponseOutputText => ({ type: 'output_text', text: '', annotations: [], logprobs: [] });
