@@ -10,6 +10,7 @@ import {
   ChannelStats,
   createQueueRedis,
   McpStatusBoard,
+  oneWritePerTurn,
   type RedisClient,
   RedisCooldownStore,
   type RedisWatch,
@@ -68,7 +69,8 @@ export function createWorkerDeps(
   const { tracing } = overrides;
   const logger =
     overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta: { service: 'worker' } });
-  const redis = createQueueRedis(settings.redis);
+  // Many jobs in flight: what one turn of the event loop sends leaves in one socket write.
+  const redis = oneWritePerTurn(createQueueRedis(settings.redis));
   const redisWatch = watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.redisPrefix, { cluster: settings.redis.mode === 'cluster' });

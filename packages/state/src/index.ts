@@ -12,6 +12,7 @@ export * from './redis.js';
 export * from './redis-outage.js';
 export * from './response-cache-store.js';
 export * from './send-limiter.js';
+export * from './turn-writes.js';
 export * from './usage-ledger.js';
 export * from './usage-meter.js';
 export { utcDay } from './usage-periods.js';
