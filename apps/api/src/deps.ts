@@ -13,6 +13,7 @@ import {
   ChannelStats,
   createRedis,
   McpStatusBoard,
+  oneWritePerTurn,
   RateLimiter,
   type RedisClient,
   RedisCooldownStore,
@@ -86,7 +87,8 @@ export function createDeps(
   // Under API_PROCESSES every line says which process wrote it (they share one stdout).
   const defaultMeta = cluster.isWorker ? { service: 'api', pid: process.pid } : { service: 'api' };
   const logger = overrides.logger ?? createLogger({ level: settings.logLevel, secrets: settings.secrets, defaultMeta });
-  const redis = createRedis(settings.redis);
+  // Many requests in flight: what one turn of the event loop sends leaves in one socket write.
+  const redis = oneWritePerTurn(createRedis(settings.redis));
   watchRedis(redis, logger);
   warnUnlessNoEviction(redis, logger);
   const keys = stateKeys(settings.redisPrefix, { cluster: settings.redis.mode === 'cluster' });
