@@ -97,16 +97,19 @@ export class Exchange {
     options: { remember?: boolean; memoryText?: string } = {},
   ): Promise<Reply> {
     const remember = options.remember ?? true;
+    const sent = JSON.stringify(reply);
     const recorded = await this.redis.sbExchangeRecord(
       this.queue.toKey(jobId),
       this.keys.memory(conversation),
-      JSON.stringify(reply),
+      sent,
       JSON.stringify({ role: 'user', content: prompt } satisfies MemoryMessage),
       JSON.stringify({ role: 'assistant', content: options.memoryText ?? reply.text } satisfies MemoryMessage),
       this.memory.maxMessages,
       this.memory.ttlSeconds,
       remember ? '1' : '0',
     );
+    // This run's reply was the one recorded (the script returns what it holds): nothing to read back.
+    if (recorded === sent) return { text: reply.text, model: reply.model, created: reply.created };
     return readReply(recorded) ?? reply;
   }
 
