@@ -1,6 +1,6 @@
 import { classifyTransportFailure, closePool, createPool, parseJsonOrUndefined, readBody } from '@switchboard/http';
 import { isRetryableStatus, scrubSecrets } from '@switchboard/protocol';
-import { type Agent, type Dispatcher, request } from 'undici';
+import { type Agent, type Dispatcher, request, util } from 'undici';
 import { DeliveryError } from './delivery-error.js';
 
 /**
@@ -61,24 +61,20 @@ export class DeliveryClient {
     if (call.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     // Lowercased so a caller's `Content-Type` replaces ours instead of being sent twice.
     for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
-    let response: Dispatcher.ResponseData;
-    let text: string;
+    const body = call.form
+      ? new URLSearchParams(call.form).toString()
+      : call.body === undefined
+        ? null
+        : JSON.stringify(call.body);
+    let answer: Omit<JsonReply, 'json'>;
     try {
-      response = await request(call.url, {
-        dispatcher: this.#pool.agent,
-        method: call.method,
-        headers,
-        body: call.form ? new URLSearchParams(call.form).toString() : call.body === undefined ? null : JSON.stringify(call.body),
-        headersTimeout: DELIVERY_TIMEOUT_MS,
-        bodyTimeout: DELIVERY_TIMEOUT_MS,
-      });
-      text = await readBody(response.body, MAX_RESPONSE_BYTES, { truncate: true });
+      answer = await exchange(this.#pool.agent, { url: call.url, method: call.method, headers, body });
     } catch (err) {
       this.#onCall?.(null);
       throw transportFailure(call.label, err);
     }
-    this.#onCall?.(response.statusCode);
-    return { status: response.statusCode, headers: response.headers, text, json: parseJsonOrUndefined(text) };
+    this.#onCall?.(answer.status);
+    return { ...answer, json: parseJsonOrUndefined(answer.text) };
   }
 
   /** Closes the pool once, however often it is called; a delivery still in flight after a moment is cut. */
@@ -87,6 +83,105 @@ export class DeliveryClient {
     await this.#pool.closing;
   }
 }
+
+/** A request as it goes on the wire: the headers complete, the body serialized. */
+interface WireCall {
+  url: string;
+  method: JsonCall['method'];
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/**
+ * One request and its answer (status, headers, the body as text, at most MAX_RESPONSE_BYTES: past
+ * that the rest is dropped and the connection closed). A plain http(s) URL goes through the pool's
+ * `dispatch` with a handler that gathers the body, as undici's `request` does but without the
+ * Readable it makes of every body and readBody's reading of it (about 35 → 20 µs of CPU a
+ * request, a local micro-benchmark); any other URL through `request`, which reports it as before.
+ */
+function exchange(agent: Agent, call: WireCall): Promise<Omit<JsonReply, 'json'>> {
+  const { url, method, headers, body } = call;
+  const target = URL.canParse(url) ? new URL(url) : null;
+  if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:') || target.username || target.password) {
+    return viaRequest(agent, call);
+  }
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let status = 0;
+    let answerHeaders: JsonReply['headers'] = {};
+    let settled = false;
+    const done = (text: string) => {
+      if (settled) return;
+      settled = true;
+      resolve({ status, headers: answerHeaders, text });
+    };
+    let abort: ((reason?: Error) => void) | undefined;
+    // undici's handler callbacks as its Agent takes them (onConnect … onComplete, onError).
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(cancel) {
+        abort = cancel;
+      },
+      onHeaders(statusCode, rawHeaders) {
+        if (statusCode < 200) return true; // an informational answer: the real one follows
+        status = statusCode;
+        answerHeaders = util.parseHeaders(rawHeaders) as JsonReply['headers'];
+        return true;
+      },
+      onData(chunk) {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          // What was read is the answer; the rest is not wanted: close the connection rather than read it.
+          done(joined(parts));
+          abort?.();
+          return false;
+        }
+        parts.push(chunk);
+        return true;
+      },
+      onComplete() {
+        done(joined(parts));
+      },
+      onError(err) {
+        if (settled) return;
+        settled = true;
+        reject(err);
+      },
+    };
+    const path = target.search ? `${target.pathname}${target.search}` : target.pathname;
+    try {
+      agent.dispatch(
+        {
+          origin: target.origin,
+          path,
+          method,
+          headers,
+          body,
+          headersTimeout: DELIVERY_TIMEOUT_MS,
+          bodyTimeout: DELIVERY_TIMEOUT_MS,
+        },
+        handler,
+      );
+    } catch (err) {
+      handler.onError?.(err as Error);
+    }
+  });
+}
+
+async function viaRequest(agent: Agent, { url, method, headers, body }: WireCall): Promise<Omit<JsonReply, 'json'>> {
+  const response = await request(url, {
+    dispatcher: agent,
+    method,
+    headers,
+    body,
+    headersTimeout: DELIVERY_TIMEOUT_MS,
+    bodyTimeout: DELIVERY_TIMEOUT_MS,
+  });
+  const text = await readBody(response.body, MAX_RESPONSE_BYTES, { truncate: true });
+  return { status: response.statusCode, headers: response.headers, text };
+}
+
+const joined = (parts: Buffer[]): string => (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)).toString('utf8');
 
 /**
  * Network errors and timeouts are worth retrying. The message names only the error code: undici
