@@ -25,6 +25,8 @@ interface Target {
 interface StreamRead {
   answered: boolean;
   lastEventId: string | undefined;
+  /** How many messages it brought. */
+  messages: number;
 }
 
 /** The reason a request's exchange is aborted when the client gave up on it or the transport closed. */
@@ -235,11 +237,13 @@ export class McpHttpTransport implements Transport {
   #stream(resumedFrom: string | undefined): BodySink<StreamRead> {
     const decoder = new SseDecoder();
     let answered = false;
+    let messages = 0;
     const take = (events: ReturnType<SseDecoder['push']>) => {
       for (const event of events) {
         if (!event.data || (event.event !== null && event.event !== 'message')) continue;
         try {
           const message = jsonRpcMessage(JSON.parse(event.data));
+          messages++;
           if (!('method' in message)) answered = true;
           this.onmessage?.(message);
         } catch (err) {
@@ -249,7 +253,7 @@ export class McpHttpTransport implements Transport {
     };
     const read = (): StreamRead => {
       if (decoder.retryMs !== undefined) this.#retryMs = decoder.retryMs;
-      return { answered, lastEventId: decoder.lastEventId ?? resumedFrom };
+      return { answered, lastEventId: decoder.lastEventId ?? resumedFrom, messages };
     };
     return {
       data: (chunk) => void take(decoder.push(chunk)),
@@ -269,9 +273,10 @@ export class McpHttpTransport implements Transport {
   /**
    * The server's own stream (GET), read in the background: opened after initialization (`tries`
    * null: not tried again when it fails, as the SDK's transport), and again with `Last-Event-ID`
-   * when it ends or breaks — or to resume a POST stream that broke before its response.
+   * when it ends or breaks — or to resume a POST stream that broke before its response. `quiet`:
+   * how many streams in a row the server ended with no message in them.
    */
-  #listen(lastEventId: string | undefined, tries: number | null): void {
+  #listen(lastEventId: string | undefined, tries: number | null, quiet = 0): void {
     const headers: Record<string, string> = { ...this.#headersOfSession(), accept: 'text/event-stream' };
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
     /** Set once the stream is open (2xx): a failure after that is a disconnect, not a failure to open. */
@@ -286,7 +291,7 @@ export class McpHttpTransport implements Transport {
     this.#exchange('GET', headers, null, read).then(
       (read) => {
         // A stream that resumed a POST's and brought its response is done; the server's own is opened again.
-        if (read && !read.answered) this.#again(read.lastEventId, 0);
+        if (read && !read.answered) this.#again(read.lastEventId, 0, read.messages === 0 ? quiet + 1 : 0);
       },
       (err: Error) => {
         if (this.#closed || err instanceof Abandoned) return;
@@ -307,14 +312,18 @@ export class McpHttpTransport implements Transport {
     return rest;
   }
 
-  #again(lastEventId: string | undefined, tries: number): void {
+  #again(lastEventId: string | undefined, tries: number, quiet = 0): void {
     if (this.#closed) return;
     if (tries >= RECONNECT.tries) {
       this.onerror?.(new Error(`Maximum reconnection attempts (${RECONNECT.tries}) exceeded.`));
       return;
     }
     const wait = this.#retryMs ?? Math.min(RECONNECT.firstMs * RECONNECT.factor ** tries, RECONNECT.maxMs);
-    this.#reconnect = setTimeout(() => this.#listen(lastEventId, tries), wait);
+    // A server that ends its stream at once, each time with nothing in it, is asked again later and
+    // later (×1.5 per empty stream, to 30 s), not every second for as long as the session lasts; a
+    // stream that brought a message starts the count again.
+    const later = quiet === 0 ? wait : Math.max(wait, Math.min(wait * RECONNECT.factor ** quiet, RECONNECT.maxMs));
+    this.#reconnect = setTimeout(() => this.#listen(lastEventId, tries, quiet), later);
     this.#reconnect.unref();
   }
 }
