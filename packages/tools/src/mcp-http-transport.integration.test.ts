@@ -71,6 +71,9 @@ beforeAll(async () => {
       if (req.url === '/old') return void res.writeHead(307, { location: '/mcp' }).end();
       if (req.url === '/elsewhere') return void res.writeHead(307, { location: 'http://127.0.0.2:1/mcp' }).end();
       if (req.method === 'GET' && req.headers['last-event-id'] !== undefined) return resume(res, req.headers['last-event-id']);
+      // A server stream that ends at once, empty, asking to be opened again 20 ms later.
+      if (req.method === 'GET' && req.url === '/quiet')
+        return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end('retry: 20\n\n');
       if (req.method === 'GET') return void res.writeHead(405).end();
       if (gone.has(String(req.headers['mcp-session-id']))) return void res.writeHead(404).end('session not found');
       const message = JSON.parse(body);
@@ -177,6 +180,17 @@ describe('the Streamable HTTP transport', () => {
     ]);
     expect(closed).toBe('closed');
     await client.close();
+  });
+
+  it('opens a server stream that keeps ending empty again later and later, not at one pace for as long as the session lasts', async () => {
+    seen.length = 0;
+    const client = await connect('/quiet');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const opened = seen.filter((request) => request.method === 'GET').length;
+    await client.close();
+    // At the server's 20 ms, some 50 in that second; each wait 1.5 times the one before, 8.
+    expect(opened).toBeGreaterThan(1);
+    expect(opened).toBeLessThanOrEqual(10);
   });
 
   it('closes when the server says the session is gone (404), so that a new session is started', async () => {

@@ -1,8 +1,9 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { readBody, SseDecoder } from '@switchboard/http';
-import { type Dispatcher, request } from 'undici';
+import { BodyTooLargeError, SseDecoder } from '@switchboard/http';
+import type { Dispatcher } from 'undici';
+import { type AnswerHead, type BodySink, bodyText, dropBody, type Exchange, exchange } from './http-exchange.js';
 
 /** The SDK transport's reconnection of the GET stream (and of a POST stream that can resume): 1 s ×1.5, 2 tries. */
 const RECONNECT = { firstMs: 1_000, maxMs: 30_000, factor: 1.5, tries: 2 };
@@ -13,16 +14,37 @@ const MAX_JSON_BYTES = 16 * 1024 * 1024;
 /** How much of an error answer's body goes into the error. */
 const MAX_ERROR_BYTES = 4_096;
 
-type Body = Dispatcher.ResponseData['body'];
+/** Where requests go: undici's dispatch takes the origin and the path apart. */
+interface Target {
+  url: string;
+  origin: string;
+  path: string;
+}
+
+/** What reading an SSE body found: whether the response came, and the last whole event's id. */
+interface StreamRead {
+  answered: boolean;
+  lastEventId: string | undefined;
+  /** How many messages it brought. */
+  messages: number;
+}
+
+/** The reason a request's exchange is aborted when the client gave up on it or the transport closed. */
+class Abandoned extends Error {
+  constructor() {
+    super('the MCP request was abandoned');
+  }
+}
 
 /**
  * The MCP Streamable HTTP transport (spec 2025-06-18, "Transports") under the SDK's `Client`, in
  * place of the SDK's `StreamableHTTPClientTransport`: the same exchange, read with less work. Each
- * message is POSTed as JSON (undici's `request` on a keep-alive pool of the server's own) with
- * `Accept: application/json, text/event-stream`, the session id the server gave at initialization
- * (`Mcp-Session-Id`) and the negotiated `MCP-Protocol-Version`; the answer — one JSON body, or an
- * SSE stream of messages ending with the response — is read from the body's bytes by the SseDecoder
- * the providers use, with no web streams (the SDK's reading cost a worker about 0.2 ms per call).
+ * message is POSTed as JSON (undici's `dispatch` on a keep-alive pool of the server's own, the
+ * answer handed piece by piece to a reader chosen from its status and headers: http-exchange.ts)
+ * with `Accept: application/json, text/event-stream`, the session id the server gave at
+ * initialization (`Mcp-Session-Id`) and the negotiated `MCP-Protocol-Version`; the answer — one
+ * JSON body, or an SSE stream of messages ending with the response — is read from its bytes by
+ * the SseDecoder the providers use, with no web streams and no Node streams.
  * After `notifications/initialized` a GET opens the server's own SSE stream (405: the server has
  * none), where it sends notifications such as `tools/list_changed`; that stream, and a POST stream
  * that carried an event id and broke before its response, are resumed with `Last-Event-ID` as the
@@ -42,19 +64,25 @@ export class McpHttpTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
-  #abort: AbortController | null = null;
+  #started = false;
+  #closed = false;
+  readonly #target: Target;
   /** The POSTs of requests waiting for their answers, by request id: aborted when the client gives up on one. */
-  readonly #pending = new Map<string | number, AbortController>();
+  readonly #pending = new Map<string | number, Exchange<unknown>>();
+  /** Every exchange in flight (the GET stream's too): aborted when the transport closes. */
+  readonly #open = new Set<Exchange<unknown>>();
   #reconnect: NodeJS.Timeout | undefined;
   #retryMs: number | undefined;
-  /** The headers of every request: the configured ones and the session's; rebuilt when the session changes. */
-  #base: Record<string, string> | null = null;
+  /** The headers of every POST: the session's and the configured ones; rebuilt when the session changes. */
+  #postHeaders: Record<string, string> | null = null;
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly headers: Record<string, string>,
     private readonly agent: Dispatcher,
-  ) {}
+  ) {
+    this.#target = target(new URL(url));
+  }
 
   get sessionId(): string | undefined {
     return this.#sessionId;
@@ -62,18 +90,19 @@ export class McpHttpTransport implements Transport {
 
   setProtocolVersion(version: string): void {
     this.#protocolVersion = version;
-    this.#base = null;
+    this.#postHeaders = null;
   }
 
   async start(): Promise<void> {
-    if (this.#abort) throw new Error('McpHttpTransport already started');
-    this.#abort = new AbortController();
+    if (this.#started) throw new Error('McpHttpTransport already started');
+    this.#started = true;
   }
 
   async close(): Promise<void> {
     clearTimeout(this.#reconnect);
-    this.#abort?.abort();
-    for (const pending of this.#pending.values()) pending.abort();
+    this.#closed = true;
+    for (const open of this.#open) open.abort(new Abandoned());
+    this.#open.clear();
     this.#pending.clear();
     this.onclose?.();
   }
@@ -82,102 +111,139 @@ export class McpHttpTransport implements Transport {
     const id = 'method' in message && 'id' in message ? (message as { id: string | number }).id : undefined;
     const isRequest = id !== undefined;
     if ('method' in message && message.method === 'notifications/cancelled') this.#abandon(message.params?.requestId);
-    const own = id === undefined ? undefined : new AbortController();
-    if (id !== undefined && own) this.#pending.set(id, own);
+    let read: StreamRead | undefined;
     try {
-      const answer = await this.#request(
+      read = await this.#exchange(
         'POST',
-        { 'content-type': 'application/json', accept: 'application/json, text/event-stream', body: JSON.stringify(message) },
-        own?.signal,
+        this.#postHeaders ?? this.#buildPostHeaders(),
+        JSON.stringify(message),
+        (head) => this.#answer(head, message, isRequest),
+        id,
       );
-      const session = header(answer.headers, 'mcp-session-id');
-      if (session && session !== this.#sessionId) {
-        this.#sessionId = session;
-        this.#base = null;
-      }
-      if (answer.statusCode < 200 || answer.statusCode > 299) {
-        const text = await readBody(answer.body, MAX_ERROR_BYTES, { truncate: true }).catch(() => '');
+    } catch (err) {
+      // Abandoned by the client (it has already failed the request) or closed: nothing more to say.
+      if (err instanceof Abandoned) return;
+      this.onerror?.(err as Error);
+      throw err;
+    }
+    if (!read || read.answered || this.#closed) return;
+    // Broken off before the response: resumable when the server numbered its events, else the request fails now.
+    if (read.lastEventId === undefined) {
+      const error = new Error('the MCP server ended its event stream before it answered');
+      this.onerror?.(error);
+      throw error;
+    }
+    this.#listen(read.lastEventId, 0);
+  }
+
+  /** How a POST's answer is read, from its status and headers; an SSE answer's reading is the value. */
+  #answer(head: AnswerHead, message: JSONRPCMessage, isRequest: boolean): BodySink<StreamRead | undefined> {
+    const session = header(head.headers, 'mcp-session-id');
+    if (session && session !== this.#sessionId) {
+      this.#sessionId = session;
+      this.#postHeaders = null;
+    }
+    const status = head.statusCode;
+    if (status < 200 || status > 299) {
+      const text = bodyText(MAX_ERROR_BYTES, { truncate: true });
+      const fail = () => {
         // The spec: a 404 to a request with a session id means the session is gone, and the client
         // MUST start a new one. This request fails with the 404; then the transport closes, and
         // McpServers connects again (a new initialize, without the old id).
-        if (answer.statusCode === 404 && this.#sessionId) setImmediate(() => void this.close());
-        throw new StreamableHTTPError(answer.statusCode, `Error POSTing to endpoint: ${text}`);
-      }
-      if (answer.statusCode === 202 || !isRequest) {
-        await answer.body.dump();
-        const initialized = 'method' in message && message.method === 'notifications/initialized';
-        if (answer.statusCode === 202 && initialized) this.#listen(undefined, null);
-        return;
-      }
-      const type = mediaType(answer.headers);
-      if (type === 'application/json') {
-        const data: unknown = JSON.parse(await readBody(answer.body, MAX_JSON_BYTES));
-        for (const one of Array.isArray(data) ? data : [data]) this.onmessage?.(jsonRpcMessage(one));
-      } else if (type === 'text/event-stream') {
-        const { answered, lastEventId } = await this.#read(answer.body);
-        if (answered || own?.signal.aborted) return;
-        // Broken off before the response: resumable when the server numbered its events, else the request fails now.
-        if (lastEventId === undefined) throw new Error('the MCP server ended its event stream before it answered');
-        this.#listen(lastEventId, 0);
-      } else {
-        await answer.body.dump();
-        throw new StreamableHTTPError(-1, `Unexpected content type: ${answer.headers['content-type']}`);
-      }
-    } catch (err) {
-      // Abandoned by the client (it has already failed the request): nothing more to say.
-      if (own?.signal.aborted) return;
-      this.onerror?.(err as Error);
-      throw err;
-    } finally {
-      if (id !== undefined && this.#pending.get(id) === own) this.#pending.delete(id);
+        if (status === 404 && this.#sessionId) setImmediate(() => void this.close());
+        throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${text.end()}`);
+      };
+      return { data: (chunk) => text.data(chunk), end: fail, broken: fail };
     }
+    if (status === 202 || !isRequest) {
+      const initialized = 'method' in message && message.method === 'notifications/initialized';
+      if (status === 202 && initialized) this.#listen(undefined, null);
+      return dropBody(undefined);
+    }
+    const type = mediaType(head.headers);
+    if (type === 'application/json') {
+      const text = bodyText(MAX_JSON_BYTES, { tooLarge: () => new BodyTooLargeError(MAX_JSON_BYTES) });
+      return {
+        data: (chunk) => text.data(chunk),
+        end: () => {
+          const data: unknown = JSON.parse(text.end());
+          for (const one of Array.isArray(data) ? data : [data]) this.onmessage?.(jsonRpcMessage(one));
+          return undefined;
+        },
+      };
+    }
+    if (type === 'text/event-stream') return this.#stream(undefined);
+    return {
+      data: () => undefined,
+      end: () => {
+        throw new StreamableHTTPError(-1, `Unexpected content type: ${head.headers['content-type']}`);
+      },
+    };
   }
 
   /** The client gave up on a request (time-out, abort): its POST, if still open, is aborted. */
   #abandon(requestId: unknown): void {
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    this.#pending.get(requestId)?.abort();
-    this.#pending.delete(requestId);
+    this.#pending.get(requestId)?.abort(new Abandoned());
   }
 
-  /** A request to the endpoint with this session's headers, redirects followed within its origin. */
-  async #request(
+  /**
+   * A request to the endpoint, redirects followed within its origin; its answer read by the sink
+   * `read` chooses. Aborted by close(), and — with the id of the request it carries — when the
+   * client gives up on that request.
+   */
+  async #exchange<T>(
     method: 'GET' | 'POST',
-    extra: Record<string, string> & { body?: string },
-    own?: AbortSignal,
-  ): Promise<Dispatcher.ResponseData> {
-    const { body = null, ...more } = extra;
-    const headers = { ...this.#headers(), ...more };
-    // A request's own signal is aborted by close() as well as when the client gives up on it.
-    const signal = own ?? this.#abort?.signal;
-    let url = this.url;
+    headers: Record<string, string>,
+    body: string | null,
+    read: (head: AnswerHead) => BodySink<T>,
+    id?: string | number,
+  ): Promise<T> {
+    let to = this.#target;
     for (let followed = 0; ; followed++) {
-      const answer = await request(url, { method, headers, body, signal, dispatcher: this.agent });
-      const next = followed < MAX_REDIRECTS ? redirectWithinOrigin(url, method, answer) : undefined;
-      if (!next) return answer;
-      await answer.body.dump();
-      url = next;
+      if (this.#closed) throw followed === 0 ? new Error('McpHttpTransport is closed') : new Abandoned();
+      let next: Target | undefined;
+      const request = { origin: to.origin, path: to.path, method, headers, body };
+      const current = to;
+      const call = exchange(this.agent, request, (head) => {
+        next = followed < MAX_REDIRECTS ? redirectWithinOrigin(current.url, method, head) : undefined;
+        return next ? dropBody(undefined as T) : read(head);
+      });
+      this.#open.add(call);
+      if (id !== undefined) this.#pending.set(id, call);
+      try {
+        const value = await call.done;
+        if (!next) return value;
+      } finally {
+        this.#open.delete(call);
+        if (id !== undefined && this.#pending.get(id) === call) this.#pending.delete(id);
+      }
+      to = next;
     }
   }
 
-  #headers(): Record<string, string> {
-    if (this.#base) return this.#base;
+  #buildPostHeaders(): Record<string, string> {
     const base: Record<string, string> = {};
     if (this.#sessionId) base['mcp-session-id'] = this.#sessionId;
     if (this.#protocolVersion) base['mcp-protocol-version'] = this.#protocolVersion;
-    this.#base = Object.assign(base, this.headers);
-    return this.#base;
+    Object.assign(base, this.headers);
+    base['content-type'] = 'application/json';
+    base.accept = 'application/json, text/event-stream';
+    this.#postHeaders = base;
+    return base;
   }
 
-  /** Hands each message of an SSE body to the client; whether a response came, and the last event id. */
-  async #read(body: Body): Promise<{ answered: boolean; lastEventId: string | undefined }> {
+  /** An SSE body's reader: each message goes to the client as its event completes; the value says whether a response came. */
+  #stream(resumedFrom: string | undefined): BodySink<StreamRead> {
     const decoder = new SseDecoder();
     let answered = false;
+    let messages = 0;
     const take = (events: ReturnType<SseDecoder['push']>) => {
       for (const event of events) {
         if (!event.data || (event.event !== null && event.event !== 'message')) continue;
         try {
           const message = jsonRpcMessage(JSON.parse(event.data));
+          messages++;
           if (!('method' in message)) answered = true;
           this.onmessage?.(message);
         } catch (err) {
@@ -185,66 +251,85 @@ export class McpHttpTransport implements Transport {
         }
       }
     };
-    try {
-      for await (const chunk of body) take(decoder.push(chunk));
-      take(decoder.end());
-    } catch (err) {
-      // After the response, a break costs nothing; before it, the caller resumes (an event id) or fails.
-      if (!answered && decoder.lastEventId === undefined) throw err;
-    } finally {
+    const read = (): StreamRead => {
       if (decoder.retryMs !== undefined) this.#retryMs = decoder.retryMs;
-    }
-    return { answered, lastEventId: decoder.lastEventId };
+      return { answered, lastEventId: decoder.lastEventId ?? resumedFrom, messages };
+    };
+    return {
+      data: (chunk) => void take(decoder.push(chunk)),
+      end: () => {
+        take(decoder.end());
+        return read();
+      },
+      broken: (error) => {
+        // After the response, a break costs nothing; before it, the caller resumes (an event id) or fails.
+        const sofar = read();
+        if (!answered && decoder.lastEventId === undefined) throw error;
+        return sofar;
+      },
+    };
   }
 
   /**
    * The server's own stream (GET), read in the background: opened after initialization (`tries`
    * null: not tried again when it fails, as the SDK's transport), and again with `Last-Event-ID`
-   * when it ends or breaks — or to resume a POST stream that broke before its response.
+   * when it ends or breaks — or to resume a POST stream that broke before its response. `quiet`:
+   * how many streams in a row the server ended with no message in them.
    */
-  #listen(lastEventId: string | undefined, tries: number | null): void {
-    const open = async () => {
-      const answer = await this.#request('GET', {
-        accept: 'text/event-stream',
-        ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
-      });
-      if (answer.statusCode === 405) return void (await answer.body.dump());
-      if (answer.statusCode < 200 || answer.statusCode > 299) {
-        await answer.body.dump();
-        throw new StreamableHTTPError(answer.statusCode, 'Failed to open SSE stream');
-      }
-      let read: { answered: boolean; lastEventId: string | undefined };
-      try {
-        read = await this.#read(answer.body);
-      } catch (err) {
-        if (this.#closed()) return;
-        this.onerror?.(new Error(`SSE stream disconnected: ${(err as Error).message}`));
-        read = { answered: false, lastEventId };
-      }
-      // A stream that resumed a POST's and brought its response is done; the server's own is opened again.
-      if (!read.answered) this.#again(read.lastEventId ?? lastEventId, 0);
+  #listen(lastEventId: string | undefined, tries: number | null, quiet = 0): void {
+    const headers: Record<string, string> = { ...this.#headersOfSession(), accept: 'text/event-stream' };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    /** Set once the stream is open (2xx): a failure after that is a disconnect, not a failure to open. */
+    let opened = false;
+    const read = (head: AnswerHead): BodySink<StreamRead | null> => {
+      if (head.statusCode === 405) return dropBody(null);
+      if (head.statusCode < 200 || head.statusCode > 299)
+        throw new StreamableHTTPError(head.statusCode, 'Failed to open SSE stream');
+      opened = true;
+      return this.#stream(lastEventId);
     };
-    open().catch((err: Error) => {
-      if (this.#closed()) return;
-      this.onerror?.(err);
-      if (tries !== null) this.#again(lastEventId, tries + 1);
-    });
+    this.#exchange('GET', headers, null, read).then(
+      (read) => {
+        // A stream that resumed a POST's and brought its response is done; the server's own is opened again.
+        if (read && !read.answered) this.#again(read.lastEventId, 0, read.messages === 0 ? quiet + 1 : 0);
+      },
+      (err: Error) => {
+        if (this.#closed || err instanceof Abandoned) return;
+        if (opened) {
+          this.onerror?.(new Error(`SSE stream disconnected: ${err.message}`));
+          this.#again(lastEventId, 0);
+          return;
+        }
+        this.onerror?.(err);
+        if (tries !== null) this.#again(lastEventId, tries + 1);
+      },
+    );
   }
 
-  #again(lastEventId: string | undefined, tries: number): void {
-    if (this.#closed()) return;
+  /** The session's headers and the configured ones, for a GET. */
+  #headersOfSession(): Record<string, string> {
+    const { 'content-type': _type, accept: _accept, ...rest } = this.#postHeaders ?? this.#buildPostHeaders();
+    return rest;
+  }
+
+  #again(lastEventId: string | undefined, tries: number, quiet = 0): void {
+    if (this.#closed) return;
     if (tries >= RECONNECT.tries) {
       this.onerror?.(new Error(`Maximum reconnection attempts (${RECONNECT.tries}) exceeded.`));
       return;
     }
     const wait = this.#retryMs ?? Math.min(RECONNECT.firstMs * RECONNECT.factor ** tries, RECONNECT.maxMs);
-    this.#reconnect = setTimeout(() => this.#listen(lastEventId, tries), wait);
+    // A server that ends its stream at once, each time with nothing in it, is asked again later and
+    // later (×1.5 per empty stream, to 30 s), not every second for as long as the session lasts; a
+    // stream that brought a message starts the count again.
+    const later = quiet === 0 ? wait : Math.max(wait, Math.min(wait * RECONNECT.factor ** quiet, RECONNECT.maxMs));
+    this.#reconnect = setTimeout(() => this.#listen(lastEventId, tries, quiet), later);
     this.#reconnect.unref();
   }
+}
 
-  #closed(): boolean {
-    return !this.#abort || this.#abort.signal.aborted;
-  }
+function target(url: URL): Target {
+  return { url: url.href, origin: url.origin, path: `${url.pathname}${url.search}` };
 }
 
 /**
@@ -268,13 +353,13 @@ function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+function header(headers: AnswerHead['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** The answer's media type without parameters, lower case (`text/event-stream; charset=utf-8` → `text/event-stream`). */
-function mediaType(headers: Dispatcher.ResponseData['headers']): string {
+function mediaType(headers: AnswerHead['headers']): string {
   return (header(headers, 'content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
@@ -282,9 +367,9 @@ function mediaType(headers: Dispatcher.ResponseData['headers']): string {
  * Where a redirect leads when it may be followed: within the request's origin, no credentials
  * added, and a POST only by 307/308 (301-303 would turn it into a GET without its message).
  */
-function redirectWithinOrigin(url: string, method: string, answer: Dispatcher.ResponseData): string | undefined {
+function redirectWithinOrigin(url: string, method: string, answer: AnswerHead): Target | undefined {
   const status = answer.statusCode;
-  if (![301, 302, 303, 307, 308].includes(status)) return undefined;
+  if (status < 301 || status > 308 || (status > 303 && status < 307)) return undefined;
   if (method !== 'GET' && status !== 307 && status !== 308) return undefined;
   const location = header(answer.headers, 'location');
   if (!location) return undefined;
@@ -292,7 +377,7 @@ function redirectWithinOrigin(url: string, method: string, answer: Dispatcher.Re
     const from = new URL(url);
     const to = new URL(location, from);
     if (to.origin !== from.origin || to.username || to.password) return undefined;
-    return to.href;
+    return target(to);
   } catch {
     return undefined;
   }

@@ -1,0 +1,160 @@
+import type { Dispatcher } from 'undici';
+
+/** An answer's status and headers (names in lower case), as undici parsed them. */
+export interface AnswerHead {
+  statusCode: number;
+  headers: Dispatcher.ResponseData['headers'];
+}
+
+/**
+ * Takes an answer's body as it arrives; `end`'s value is the exchange's. A throw from `data` or
+ * `end` fails the exchange and, before the end, aborts it (the connection is closed).
+ */
+export interface BodySink<T> {
+  /** Returns true when it has all it wants: the exchange ends with `end()` now and its connection is closed. */
+  data(chunk: Buffer): boolean | undefined;
+  end(): T;
+  /** The connection broke (or the exchange was aborted) after the head: the exchange's value, or a throw. Unset: it fails with `error`. */
+  broken?(error: Error): T;
+}
+
+/** One HTTP request in flight: its value once its answer is read, and a way to give it up. */
+export interface Exchange<T> {
+  readonly done: Promise<T>;
+  /** Fails `done` with `reason` at once and closes the request's connection (a no-op once settled). */
+  abort(reason: Error): void;
+}
+
+/**
+ * One request on undici's `dispatch` with a handler of its own: the body of the answer goes
+ * straight from undici's parser to the sink `read` chose from the status and headers — no
+ * Readable, no async iterator, no AbortSignal per request (undici's `request` builds all three,
+ * a large part of what an MCP call cost its client).
+ */
+export function exchange<T>(
+  agent: Dispatcher,
+  request: Dispatcher.DispatchOptions,
+  read: (head: AnswerHead) => BodySink<T>,
+): Exchange<T> {
+  const handler = new ExchangeHandler(read);
+  try {
+    agent.dispatch(request, handler);
+  } catch (err) {
+    handler.abort(err as Error);
+  }
+  return handler;
+}
+
+class ExchangeHandler<T> implements Dispatcher.DispatchHandler, Exchange<T> {
+  readonly done: Promise<T>;
+  #resolve!: (value: T) => void;
+  #reject!: (error: unknown) => void;
+  #settled = false;
+  #controller: Dispatcher.DispatchController | null = null;
+  /** Aborted before undici started the request: told to it when it starts. */
+  #abortedWith: Error | null = null;
+  #sink: BodySink<T> | null = null;
+  readonly #read: (head: AnswerHead) => BodySink<T>;
+
+  constructor(read: (head: AnswerHead) => BodySink<T>) {
+    this.#read = read;
+    this.done = new Promise<T>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  abort(reason: Error): void {
+    if (this.#settled) return;
+    this.#fail(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#abortedWith) controller.abort(this.#abortedWith);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHead['headers']): void {
+    if (this.#settled || statusCode < 200) return;
+    try {
+      this.#sink = this.#read({ statusCode, headers });
+    } catch (err) {
+      this.#fail(err as Error);
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled || !this.#sink) return;
+    let enough: boolean | undefined;
+    try {
+      enough = this.#sink.data(chunk);
+    } catch (err) {
+      this.#fail(err as Error);
+      return;
+    }
+    if (!enough) return;
+    this.onResponseEnd();
+    this.#controller?.abort(new Error('the rest of the answer is not wanted'));
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled || !this.#sink) return;
+    this.#settled = true;
+    try {
+      this.#resolve(this.#sink.end());
+    } catch (err) {
+      this.#reject(err);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const sink = this.#sink;
+    if (!sink?.broken) {
+      this.#reject(error);
+      return;
+    }
+    try {
+      this.#resolve(sink.broken(error));
+    } catch (err) {
+      this.#reject(err);
+    }
+  }
+
+  /** Settles with `error` and closes the connection (the rest of the answer is not wanted). */
+  #fail(error: Error): void {
+    this.#settled = true;
+    this.#reject(error);
+    if (this.#controller) this.#controller.abort(error);
+    else this.#abortedWith = error;
+  }
+}
+
+/** A sink that drops the body and ends with `value`. */
+export function dropBody<T>(value: T): BodySink<T> {
+  return { data: () => undefined, end: () => value };
+}
+
+/**
+ * A sink that keeps the body as UTF-8 text, at most `limit` bytes. Past the limit the exchange
+ * fails with `tooLarge`; or, with `truncate`, it ends with what came before the piece that went
+ * past it (the connection closed, the rest not read), and a broken connection ends it with what
+ * came before the break (an error answer's text is a courtesy).
+ */
+export function bodyText(limit: number, options: { truncate?: boolean; tooLarge?: () => Error } = {}): BodySink<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const text = () => (parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
+  const sink: BodySink<string> = {
+    data(chunk) {
+      size += chunk.length;
+      if (size <= limit) return void parts.push(chunk);
+      if (options.truncate) return true;
+      throw options.tooLarge?.() ?? new Error(`The response body is larger than ${limit} bytes.`);
+    },
+    end: text,
+  };
+  if (options.truncate) sink.broken = text;
+  return sink;
+}
