@@ -1,6 +1,14 @@
-import { classifyTransportFailure, closePool, createPool, parseJsonOrUndefined, readBody } from '@switchboard/http';
+import {
+  bodyText,
+  classifyTransportFailure,
+  closePool,
+  createPool,
+  exchange,
+  parseJsonOrUndefined,
+  readBody,
+} from '@switchboard/http';
 import { isRetryableStatus, scrubSecrets } from '@switchboard/protocol';
-import { type Agent, type Dispatcher, request, util } from 'undici';
+import { type Agent, request } from 'undici';
 import { DeliveryError } from './delivery-error.js';
 
 /**
@@ -68,7 +76,7 @@ export class DeliveryClient {
         : JSON.stringify(call.body);
     let answer: Omit<JsonReply, 'json'>;
     try {
-      answer = await exchange(this.#pool.agent, { url: call.url, method: call.method, headers, body });
+      answer = await send(this.#pool.agent, { url: call.url, method: call.method, headers, body });
     } catch (err) {
       this.#onCall?.(null);
       throw transportFailure(call.label, err);
@@ -95,77 +103,34 @@ interface WireCall {
 /**
  * One request and its answer (status, headers, the body as text, at most MAX_RESPONSE_BYTES: past
  * that the rest is dropped and the connection closed). A plain http(s) URL goes through the pool's
- * `dispatch` with a handler that gathers the body, as undici's `request` does but without the
- * Readable it makes of every body and readBody's reading of it (about 35 → 20 µs of CPU a
- * request, a local micro-benchmark); any other URL through `request`, which reports it as before.
+ * `dispatch` with the http package's `exchange`, which hands the body to a sink as undici parses
+ * it, without the Readable `request` makes of every body and readBody's reading of it (about 35 →
+ * 20 µs of CPU a request, a local micro-benchmark); any other URL through `request`, which reports
+ * it as before.
  */
-function exchange(agent: Agent, call: WireCall): Promise<Omit<JsonReply, 'json'>> {
+function send(agent: Agent, call: WireCall): Promise<Omit<JsonReply, 'json'>> {
   const { url, method, headers, body } = call;
   const target = URL.canParse(url) ? new URL(url) : null;
   if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:') || target.username || target.password) {
     return viaRequest(agent, call);
   }
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    let status = 0;
-    let answerHeaders: JsonReply['headers'] = {};
-    let settled = false;
-    const done = (text: string) => {
-      if (settled) return;
-      settled = true;
-      resolve({ status, headers: answerHeaders, text });
-    };
-    let abort: ((reason?: Error) => void) | undefined;
-    // undici's handler callbacks as its Agent takes them (onConnect … onComplete, onError).
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(cancel) {
-        abort = cancel;
-      },
-      onHeaders(statusCode, rawHeaders) {
-        if (statusCode < 200) return true; // an informational answer: the real one follows
-        status = statusCode;
-        answerHeaders = util.parseHeaders(rawHeaders) as JsonReply['headers'];
-        return true;
-      },
-      onData(chunk) {
-        size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          // What was read is the answer; the rest is not wanted: close the connection rather than read it.
-          done(joined(parts));
-          abort?.();
-          return false;
-        }
-        parts.push(chunk);
-        return true;
-      },
-      onComplete() {
-        done(joined(parts));
-      },
-      onError(err) {
-        if (settled) return;
-        settled = true;
-        reject(err);
-      },
-    };
-    const path = target.search ? `${target.pathname}${target.search}` : target.pathname;
-    try {
-      agent.dispatch(
-        {
-          origin: target.origin,
-          path,
-          method,
-          headers,
-          body,
-          headersTimeout: DELIVERY_TIMEOUT_MS,
-          bodyTimeout: DELIVERY_TIMEOUT_MS,
-        },
-        handler,
-      );
-    } catch (err) {
-      handler.onError?.(err as Error);
-    }
-  });
+  const path = target.search ? `${target.pathname}${target.search}` : target.pathname;
+  const request = {
+    origin: target.origin,
+    path,
+    method,
+    headers,
+    body,
+    headersTimeout: DELIVERY_TIMEOUT_MS,
+    bodyTimeout: DELIVERY_TIMEOUT_MS,
+  };
+  let status = 0;
+  let answerHeaders: JsonReply['headers'] = {};
+  return exchange(agent, request, (head) => {
+    status = head.statusCode;
+    answerHeaders = head.headers;
+    return bodyText(MAX_RESPONSE_BYTES, { truncate: true, keepOnBreak: false });
+  }).done.then((text) => ({ status, headers: answerHeaders, text }));
 }
 
 async function viaRequest(agent: Agent, { url, method, headers, body }: WireCall): Promise<Omit<JsonReply, 'json'>> {
@@ -180,8 +145,6 @@ async function viaRequest(agent: Agent, { url, method, headers, body }: WireCall
   const text = await readBody(response.body, MAX_RESPONSE_BYTES, { truncate: true });
   return { status: response.statusCode, headers: response.headers, text };
 }
-
-const joined = (parts: Buffer[]): string => (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)).toString('utf8');
 
 /**
  * Network errors and timeouts are worth retrying. The message names only the error code: undici

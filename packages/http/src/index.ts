@@ -1,5 +1,6 @@
 export * from './body-reader.js';
 export * from './deadline.js';
+export * from './exchange.js';
 export * from './pool.js';
 export * from './read-body.js';
 export * from './sse-parser.js';

@@ -1,9 +1,17 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BodyTooLargeError, SseDecoder } from '@switchboard/http';
+import {
+  type AnswerHead,
+  type BodySink,
+  BodyTooLargeError,
+  bodyText,
+  dropBody,
+  type Exchange,
+  exchange,
+  SseDecoder,
+} from '@switchboard/http';
 import type { Dispatcher } from 'undici';
-import { type AnswerHead, type BodySink, bodyText, dropBody, type Exchange, exchange } from './http-exchange.js';
 
 /** The SDK transport's reconnection of the GET stream (and of a POST stream that can resume): 1 s ×1.5, 2 tries. */
 const RECONNECT = { firstMs: 1_000, maxMs: 30_000, factor: 1.5, tries: 2 };
@@ -40,7 +48,7 @@ class Abandoned extends Error {
  * The MCP Streamable HTTP transport (spec 2025-06-18, "Transports") under the SDK's `Client`, in
  * place of the SDK's `StreamableHTTPClientTransport`: the same exchange, read with less work. Each
  * message is POSTed as JSON (undici's `dispatch` on a keep-alive pool of the server's own, the
- * answer handed piece by piece to a reader chosen from its status and headers: http-exchange.ts)
+ * answer handed piece by piece to a reader chosen from its status and headers: the http package's `exchange`)
  * with `Accept: application/json, text/event-stream`, the session id the server gave at
  * initialization (`Mcp-Session-Id`) and the negotiated `MCP-Protocol-Version`; the answer — one
  * JSON body, or an SSE stream of messages ending with the response — is read from its bytes by

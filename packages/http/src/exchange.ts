@@ -140,9 +140,13 @@ export function dropBody<T>(value: T): BodySink<T> {
  * A sink that keeps the body as UTF-8 text, at most `limit` bytes. Past the limit the exchange
  * fails with `tooLarge`; or, with `truncate`, it ends with what came before the piece that went
  * past it (the connection closed, the rest not read), and a broken connection ends it with what
- * came before the break (an error answer's text is a courtesy).
+ * came before the break (an error answer's text is a courtesy) unless `keepOnBreak` is false (a
+ * reply whose end matters: the break fails the exchange).
  */
-export function bodyText(limit: number, options: { truncate?: boolean; tooLarge?: () => Error } = {}): BodySink<string> {
+export function bodyText(
+  limit: number,
+  options: { truncate?: boolean; keepOnBreak?: boolean; tooLarge?: () => Error } = {},
+): BodySink<string> {
   const parts: Buffer[] = [];
   let size = 0;
   const text = () => (parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
@@ -155,6 +159,6 @@ export function bodyText(limit: number, options: { truncate?: boolean; tooLarge?
     },
     end: text,
   };
-  if (options.truncate) sink.broken = text;
+  if (options.keepOnBreak ?? options.truncate) sink.broken = text;
   return sink;
 }
