@@ -114,7 +114,8 @@ function writeDirectly(logger: Logger, transport: LineTransport): void {
     const level = stream.levels[info[LEVEL] as string];
     if (level === undefined) return piped(info); // winston's own warning for an unknown level
     if ((info as { exception?: unknown }).exception === true && !transport.handleExceptions) return true;
-    if (stream.levels[transport.level || stream.level]! < level) return true;
+    const threshold = transport.level || stream.level;
+    if (threshold && !((stream.levels[threshold] ?? Number.NaN) >= level)) return true; // the transport's own test
     const formatted = stream.format.transform(info, stream.format.options);
     if (formatted) transport.log(formatted as Record<string | symbol, unknown>, written);
     return true;
