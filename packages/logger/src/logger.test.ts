@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import TransportStream from 'winston-transport';
 import { createLogger } from './logger.js';
 
 /** A logger whose lines land in an array, one parsed JSON object each. */
@@ -82,4 +83,35 @@ describe('createLogger', () => {
     expect(error).toMatchObject({ level: 'error', message: 'boom', stack: expect.stringContaining('Error: boom') });
     expect(count).toMatchObject({ total: '12345678901234567890' });
   });
+
+  it('writes the same line from a child logger, and nothing while silent', () => {
+    const { logger, lines } = capture();
+    logger.child({ hook: 'h1' }).warn('from the child', { n: 1 });
+    logger.silent = true;
+    logger.error('hushed');
+    logger.silent = false;
+    expect(lines()).toEqual([
+      { message: 'from the child', level: 'warn', hook: 'h1', n: 1, service: 'api', timestamp: expect.any(String) },
+    ]);
+  });
+
+  it('writes each line to every transport at its own level once another is added', () => {
+    const { logger, raw } = capture();
+    const other = new Collect({ level: 'debug' });
+    logger.add(other);
+    logger.info({ message: 'both', status: 200 });
+    logger.debug('detail');
+    expect(raw).toHaveLength(1);
+    expect(raw[0]).toContain('"message":"both"');
+    expect(other.lines.map((line) => JSON.parse(line).message)).toEqual(['both', 'detail']);
+  });
 });
+
+/** A second transport, as an operator's own could be. */
+class Collect extends TransportStream {
+  readonly lines: string[] = [];
+  override log(info: Record<symbol, unknown>, next: () => void): void {
+    this.lines.push(info[Symbol.for('message')] as string);
+    next();
+  }
+}

@@ -28,14 +28,34 @@ const MESSAGE = Symbol.for('message');
 const stringify = configure({});
 const bigIntAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
+/** Where winston keeps a line's level (triple-beam's LEVEL). */
+const LEVEL = Symbol.for('level');
+
+/** A value the replacer above would pass through unchanged at any depth: a line of only these needs none. */
+const isFlat = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'bigint');
+
+/** Where lines go: a Writable, or the batched stdout (any `write(line)`). */
+interface LineSink {
+  write(line: string): unknown;
+}
+
+/** What of winston's logger stream the direct write below reads (winston's own fields). */
+interface LoggerStream {
+  silent?: boolean;
+  levels: Record<string, number>;
+  level: string;
+  transports: unknown[];
+  format: winston.Logform.Format;
+}
+
 /**
  * winston's Stream transport without its per-line extra: it schedules a `setImmediate` for every
  * line only to emit `'logged'`, which nothing here listens to. The formatted line goes straight
  * to the stream.
  */
 class LineTransport extends TransportStream {
-  readonly #stream: Writable;
-  constructor(stream: Writable) {
+  readonly #stream: LineSink;
+  constructor(stream: LineSink) {
     super();
     this.#stream = stream;
   }
@@ -52,14 +72,52 @@ export function createLogger(options: LoggerOptions): Logger {
   const line = winston.format((info) => {
     const record = info as Record<string | symbol, unknown>;
     if (!record.timestamp) record.timestamp = new Date().toISOString();
-    for (const key of Object.keys(record)) record[key] = scrub(record[key]);
-    record[MESSAGE] = stringify(record, bigIntAsString);
+    let flat = true;
+    for (const key of Object.keys(record)) {
+      const value = scrub(record[key]);
+      record[key] = value;
+      if (flat && !isFlat(value)) flat = false;
+    }
+    // The replacer costs every value a call and takes safe-stable-stringify's slower path; a flat
+    // line (the request line) has nothing for it to change.
+    record[MESSAGE] = flat ? stringify(record) : stringify(record, bigIntAsString);
     return info;
   });
-  return winston.createLogger({
+  const transport = new LineTransport(options.stream ?? batchedStdout());
+  const logger = winston.createLogger({
     level: options.level,
     defaultMeta: options.defaultMeta,
     format: winston.format.combine(winston.format.errors({ stack: true }), line()),
-    transports: [new LineTransport(options.stream ?? batchedStdout())],
+    transports: [transport],
   });
+  writeDirectly(logger, transport);
+  return logger;
+}
+
+/**
+ * winston's logger is an object-mode stream piped into its transports: a line passes two
+ * readable-stream hops (the logger's transform, the transport's write) and their bookkeeping, and
+ * is formatted even below the level, where the transport then drops it. While `transport` is the
+ * only one, a line goes from the level check and the format straight to it instead: the same
+ * checks (silent, level, an `exception` line the transport does not handle), format and output.
+ * A transport added later, or a removed one, sends lines the stream way again.
+ */
+function writeDirectly(logger: Logger, transport: LineTransport): void {
+  const stream = logger as unknown as LoggerStream;
+  const piped = logger.write.bind(logger);
+  const written = () => {};
+  logger.write = ((info: winston.LogEntry & Record<symbol, unknown>) => {
+    const { transports } = stream;
+    if (transports.length !== 1 || transports[0] !== transport) return piped(info);
+    if (stream.silent || transport.silent) return true;
+    if (!info[LEVEL]) info[LEVEL] = info.level;
+    const level = stream.levels[info[LEVEL] as string];
+    if (level === undefined) return piped(info); // winston's own warning for an unknown level
+    if ((info as { exception?: unknown }).exception === true && !transport.handleExceptions) return true;
+    const threshold = transport.level || stream.level;
+    if (threshold && !((stream.levels[threshold] ?? Number.NaN) >= level)) return true; // the transport's own test
+    const formatted = stream.format.transform(info, stream.format.options);
+    if (formatted) transport.log(formatted as Record<string | symbol, unknown>, written);
+    return true;
+  }) as Logger['write'];
 }

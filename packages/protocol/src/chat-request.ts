@@ -113,6 +113,7 @@ const SCALAR_PARAMETERS: Record<string, (value: unknown) => boolean> = {
 };
 /** Parameters the fast check leaves to the schema whenever they are present. */
 const OTHER_PARAMETERS = ['stop', 'logit_bias', 'response_format', 'tools', 'tool_choice'] as const;
+const OTHER: ReadonlySet<string> = new Set(OTHER_PARAMETERS);
 const ROLES: ReadonlySet<unknown> = new Set(messageRoleSchema.options);
 
 /** True when `body` is a request `chatCompletionRequestSchema` would return unchanged. */
@@ -125,7 +126,13 @@ export function isPlainChatRequest(body: unknown): body is ChatCompletionRequest
     if (!isOptionalString(message.name) || !isOptionalString(message.tool_call_id) || message.tool_calls !== undefined)
       return false;
   }
-  for (const name in SCALAR_PARAMETERS) if (!SCALAR_PARAMETERS[name]!(body[name])) return false;
-  for (const name of OTHER_PARAMETERS) if (body[name] !== undefined) return false;
+  // The body's own keys (a handful), not every parameter looked up on it: a parameter it lacks
+  // reads undefined, which every check accepts.
+  for (const name in body) {
+    const value = body[name];
+    if (value === undefined) continue;
+    const check = Object.hasOwn(SCALAR_PARAMETERS, name) ? SCALAR_PARAMETERS[name] : undefined;
+    if (check ? !check(value) : OTHER.has(name)) return false;
+  }
   return true;
 }

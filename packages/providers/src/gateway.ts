@@ -218,13 +218,22 @@ export class Gateway {
     call: (deployment: ResolvedModel, ctx: CallContext) => Promise<T>,
   ): Promise<{ deployment: ResolvedModel; value: T }> {
     if (planned !== kind) throw new Error(`a ${planned} plan was given to a ${kind} call`); // a caller's bug, never a client's
-    const health = plan.some((target) => target.members.length > 1) ? await this.cooldowns.read() : new Map();
+    const health = plan.some((target) => target.members.length > 1) ? await this.cooldowns.read() : NO_HEALTH;
     const coolingFor = (id: string) => health.get(id)?.coolingForMs ?? 0;
     let failure: unknown;
-    for (const [t, target] of plan.entries()) {
-      const members = target.members.map((m) => ({ id: m.model.id, weight: m.weight, value: m.model }));
-      const order = orderDeployments(members, coolingFor, this.random);
-      for (const [i, deployment] of order.entries()) {
+    for (let t = 0; t < plan.length; t++) {
+      const target = plan[t]!;
+      // One deployment is its own order, healthy or not: nothing to draw.
+      const order =
+        target.members.length === 1
+          ? [target.members[0]!.model]
+          : orderDeployments(
+              target.members.map((m) => ({ id: m.model.id, weight: m.weight, value: m.model })),
+              coolingFor,
+              this.random,
+            );
+      for (let i = 0; i < order.length; i++) {
+        const deployment = order[i]!;
         const settled = this.observer?.modelCall?.(ref(deployment));
         try {
           const value = await call(deployment, i < order.length - 1 ? { ...ctx, maxRetries: 0 } : ctx);
@@ -250,4 +259,16 @@ async function* oneByOne<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const batch of batches) yield* batch;
 }
 
-const ref = (deployment: ResolvedModel): DeploymentRef => ({ id: deployment.id, provider: deployment.provider.name });
+/** No deployment cooling down (a plan of single deployments reads none). */
+const NO_HEALTH: ReadonlyMap<string, DeploymentHealth> = new Map();
+
+/** Each deployment's reference for the observer, made once rather than at every call and usage. */
+const refs = new WeakMap<ResolvedModel, DeploymentRef>();
+function ref(deployment: ResolvedModel): DeploymentRef {
+  let found = refs.get(deployment);
+  if (!found) {
+    found = { id: deployment.id, provider: deployment.provider.name };
+    refs.set(deployment, found);
+  }
+  return found;
+}

@@ -73,4 +73,32 @@ describe('UsageLedger', () => {
     ]);
     expect(await redis.pttl(keys.usageDay('2026-07-01'))).toBeGreaterThan(86_000_000); // retentionDays: 1
   });
+
+  it('records each key, hook and model under its own fields, past the bound of the names it keeps', async () => {
+    const day = at('2026-07-05T10:00:00Z');
+    const pairs = [
+      { key: 'k', hook: 'h|1' },
+      { key: 'k|h', hook: '1' },
+    ];
+    for (let i = 0; i < 1_100; i++) {
+      const { key, hook } = pairs[i % 2]!;
+      void ledger.record(
+        { key, hook, model: `m${Math.floor(i / 2)}`, promptTokens: 1, completionTokens: 0, cost: 0 },
+        { holds: [] },
+        day,
+      );
+    }
+    await ledger.record(
+      { key: 'k', hook: 'h|1', model: 'm0', promptTokens: 1, completionTokens: 0, cost: 0 },
+      { holds: [] },
+      day,
+    );
+    const rows = await ledger.read(['2026-07-05']);
+    expect(rows).toHaveLength(1_100);
+    expect(rows.find((row) => row.key === 'k' && row.hook === 'h|1' && row.model === 'm0')).toMatchObject({
+      requests: 2,
+      promptTokens: 2,
+    });
+    expect(rows.find((row) => row.key === 'k|h' && row.hook === '1' && row.model === 'm0')).toMatchObject({ requests: 1 });
+  });
 });

@@ -2,7 +2,7 @@ import { BatchedWriter } from './batched-writer.js';
 import { BudgetCounters, type BudgetSubject, type Reservation, type ReserveResult } from './budget-reserve.js';
 import type { StateKeys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { fieldPrefix, METRICS } from './usage-fields.js';
+import { fieldPrefix, METRICS, type Metric } from './usage-fields.js';
 import { DAY_MS, utcDay } from './usage-periods.js';
 import { readUsage, type UsageRow } from './usage-report.js';
 
@@ -21,6 +21,24 @@ export interface UsageEntry {
 interface Batch {
   hashes: Map<string, Map<string, number>>;
   counters: Map<string, { delta: number; ttlMs: number }>;
+}
+
+/** At most this many keys × models × hooks keep their field names (#fieldNames). */
+const MAX_NAMED = 1024;
+
+/** Adds `by` to a field of a batch's hash. */
+function add(fields: Map<string, number>, name: string, by: number): void {
+  fields.set(name, (fields.get(name) ?? 0) + by);
+}
+
+/** The map under `key` in `map`, made when there is none. */
+function within<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = map.get(key);
+  if (!inner) {
+    inner = new Map();
+    map.set(key, inner);
+  }
+  return inner;
 }
 
 /** How long usage records of calls without a budget are gathered before they are written. */
@@ -42,6 +60,9 @@ export class UsageLedger {
   readonly #writer: BatchedWriter<Batch>;
   /** The usage hash of the UTC day last recorded in (days since the epoch, and its key). */
   #day = { number: Number.NaN, hash: '' };
+  /** The hash fields of each key, model and hook recorded lately (#fieldNames). */
+  readonly #names = new Map<string, Map<string, Map<string, Record<Metric, string>>>>();
+  #named = 0;
 
   constructor(
     redis: RedisClient,
@@ -79,18 +100,17 @@ export class UsageLedger {
     if (reservation.holds.length > 0) this.#writer.soon();
     if (this.options.recordUsage) {
       const hash = this.#dayHash(now);
-      const fields = batch.hashes.get(hash) ?? new Map<string, number>();
-      batch.hashes.set(hash, fields);
-      const prefix = fieldPrefix(entry);
-      const add = (metric: string, by: number) => {
-        const name = prefix + metric;
-        fields.set(name, (fields.get(name) ?? 0) + by);
-      };
-      add(METRICS.requests, 1);
-      add(METRICS.promptTokens, entry.promptTokens);
-      add(METRICS.completionTokens, entry.completionTokens);
-      if (entry.cost === null) add(METRICS.unpriced, 1);
-      else if (entry.cost > 0) add(METRICS.cost, entry.cost);
+      let fields = batch.hashes.get(hash);
+      if (!fields) {
+        fields = new Map<string, number>();
+        batch.hashes.set(hash, fields);
+      }
+      const names = this.#fieldNames(entry);
+      add(fields, names.requests, 1);
+      add(fields, names.promptTokens, entry.promptTokens);
+      add(fields, names.completionTokens, entry.completionTokens);
+      if (entry.cost === null) add(fields, names.unpriced, 1);
+      else if (entry.cost > 0) add(fields, names.cost, entry.cost);
     }
     const used = { tokensPerDay: entry.promptTokens + entry.completionTokens, costPerMonth: entry.cost ?? 0 };
     for (const hold of reservation.holds) {
@@ -99,6 +119,33 @@ export class UsageLedger {
       batch.counters.set(hold.counter, counter);
     }
     return this.#writer.written;
+  }
+
+  /**
+   * The hash fields of one key, model and hook, named once: a call costs three look-ups, not three
+   * URI encodings and five new strings for the batch's map to hash. Forgotten wholesale past
+   * MAX_NAMED (models are what clients typed), so it never grows without bound.
+   */
+  #fieldNames(entry: UsageEntry): Record<Metric, string> {
+    if (this.#named >= MAX_NAMED) {
+      this.#names.clear();
+      this.#named = 0;
+    }
+    const byModel = within(within(this.#names, entry.key), entry.hook);
+    let names = byModel.get(entry.model);
+    if (!names) {
+      const prefix = fieldPrefix(entry);
+      names = {
+        requests: prefix + METRICS.requests,
+        promptTokens: prefix + METRICS.promptTokens,
+        completionTokens: prefix + METRICS.completionTokens,
+        cost: prefix + METRICS.cost,
+        unpriced: prefix + METRICS.unpriced,
+      };
+      byModel.set(entry.model, names);
+      this.#named++;
+    }
+    return names;
   }
 
   #dayHash(now: Date): string {

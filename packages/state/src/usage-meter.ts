@@ -37,10 +37,10 @@ export interface MeteredCallSpec {
  */
 export const estimatePromptTokens = (prompt: unknown) => Math.ceil(JSON.stringify(prompt ?? '').length / 4);
 
-/** The payer's name as usage records it, its budget counters' subject, and whose budget a refusal names. */
-function describePayer(payer: Payer): { key: string; hook: string; subject: string; owner: string } {
-  if ('hook' in payer) return { key: '-', hook: payer.hook, subject: `hook:${payer.hook}`, owner: `Hook '${payer.hook}'` };
-  return { key: payer.key, hook: '-', subject: `key:${payer.key}`, owner: 'This API key' };
+/** The payer's budget counters' subject, and whose budget a refusal names. */
+function describePayer(payer: Payer): { subject: string; owner: string } {
+  if ('hook' in payer) return { subject: `hook:${payer.hook}`, owner: `Hook '${payer.hook}'` };
+  return { subject: `key:${payer.key}`, owner: 'This API key' };
 }
 
 /** A call in progress: pass `onUsage` to the gateway, and `close()` once it is over, however it ended. */
@@ -76,38 +76,44 @@ export class UsageMeter {
     return undefined;
   }
 
-  /** @throws QuotaExceeded when a budget of the call is already spent; a 503 when the budgets cannot be read. */
-  async open(spec: MeteredCallSpec): Promise<MeteredCall> {
-    const payer = describePayer(spec.payer);
+  /**
+   * A call without a budget is opened at once (no promise, no turn of the event loop); one with a
+   * budget once its estimate is reserved.
+   * @throws QuotaExceeded (the promise rejects) when a budget of the call is already spent; a 503
+   * when the budgets cannot be read.
+   */
+  open(spec: MeteredCallSpec): MeteredCall | Promise<MeteredCall> {
     const limits = spec.payer.budget;
-    const budgets =
-      limits && (limits.tokensPerDay !== undefined || limits.costPerMonth !== undefined)
-        ? [{ subject: payer.subject, limits }]
-        : [];
-    if (budgets.length === 0 && !this.options.recordUsage) return NOTHING;
-    let reservation: Reservation = { holds: [] };
-    if (budgets.length) {
-      const prompt = estimatePromptTokens(spec.prompt);
-      const output = spec.maxOutput ?? 0;
-      const price = this.priceOf(spec.model, spec.resolvedModel?.());
-      const cost = price ? (prompt * price.input + output * price.output) / 1e6 : 0;
-      const tokens = prompt + output;
-      // Fails closed: with Redis away a budgeted call is refused (503) rather than spend unchecked.
-      const result = await this.ledger.reserve(budgets, { tokens, cost }).catch((err: unknown) => {
-        this.options.onError(err);
-        throw serviceUnavailable(
-          'Budgets cannot be checked right now (Redis is not reachable); try again shortly.',
-          'budget_unavailable',
-        );
-      });
-      if (!result.ok) {
-        throw new QuotaExceeded(
-          `${payer.owner} is over its budget (insufficient_quota): ${result.limit} ${result.limitValue} reached ` +
-            `(${round(result.spent)} spent). It resets at ${result.resetsAt.toISOString()}.`,
-        );
-      }
-      reservation = result.reservation;
+    const budgeted = limits !== undefined && (limits.tokensPerDay !== undefined || limits.costPerMonth !== undefined);
+    if (budgeted) return this.#reserve(spec, limits);
+    return this.options.recordUsage ? this.#call(spec, NO_HOLDS) : NOTHING;
+  }
+
+  async #reserve(spec: MeteredCallSpec, limits: BudgetLimits): Promise<MeteredCall> {
+    const payer = describePayer(spec.payer);
+    const prompt = estimatePromptTokens(spec.prompt);
+    const output = spec.maxOutput ?? 0;
+    const price = this.priceOf(spec.model, spec.resolvedModel?.());
+    const cost = price ? (prompt * price.input + output * price.output) / 1e6 : 0;
+    const tokens = prompt + output;
+    // Fails closed: with Redis away a budgeted call is refused (503) rather than spend unchecked.
+    const result = await this.ledger.reserve([{ subject: payer.subject, limits }], { tokens, cost }).catch((err: unknown) => {
+      this.options.onError(err);
+      throw serviceUnavailable(
+        'Budgets cannot be checked right now (Redis is not reachable); try again shortly.',
+        'budget_unavailable',
+      );
+    });
+    if (!result.ok) {
+      throw new QuotaExceeded(
+        `${payer.owner} is over its budget (insufficient_quota): ${result.limit} ${result.limitValue} reached ` +
+          `(${round(result.spent)} spent). It resets at ${result.resetsAt.toISOString()}.`,
+      );
     }
+    return this.#call(spec, result.reservation);
+  }
+
+  #call(spec: MeteredCallSpec, reservation: Reservation): MeteredCall {
     let settled = false;
     return {
       onUsage: (usage, servedModel) => {
@@ -115,10 +121,11 @@ export class UsageMeter {
         settled = true;
         const price = this.priceOf(servedModel, spec.model);
         const cost = price ? (usage.prompt_tokens * price.input + usage.completion_tokens * price.output) / 1e6 : null;
+        const { payer } = spec;
         const entry = {
-          key: payer.key,
+          key: 'hook' in payer ? '-' : payer.key,
           model: spec.model,
-          hook: payer.hook,
+          hook: 'hook' in payer ? payer.hook : '-',
           promptTokens: usage.prompt_tokens,
           completionTokens: usage.completion_tokens,
           cost,
@@ -133,6 +140,9 @@ export class UsageMeter {
     };
   }
 }
+
+/** A call that reserved nothing. */
+const NO_HOLDS: Reservation = { holds: [] };
 
 /** Costs and token counts as people read them (no float noise). */
 export const round = (value: number) => Math.round(value * 1e10) / 1e10;

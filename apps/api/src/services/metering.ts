@@ -20,9 +20,13 @@ export interface MeterRequest {
  * estimate is reserved. The caller passes the call's `onUsage` to the gateway and `close()`s it
  * once the route is done, however it ended — after a stream has ended, so a stream the client
  * left is still counted (a response's `close` event would come first and give the reservation
- * back before the usage arrived).
+ * back before the usage arrived). A request without a budget is metered at once, not in a promise.
  */
-export function meterRequest(ctx: Context, deps: Pick<AppDeps, 'usage'>, request: MeterRequest): Promise<MeteredCall> {
+export function meterRequest(
+  ctx: Context,
+  deps: Pick<AppDeps, 'usage'>,
+  request: MeterRequest,
+): MeteredCall | Promise<MeteredCall> {
   const client = ctx.state.client as ApiClient | undefined;
   return deps.usage.meter.open({
     payer: { key: client?.id ?? '-', budget: client?.budget },

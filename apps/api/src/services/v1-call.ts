@@ -61,7 +61,9 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
   ctx.state.model = request.model.slice(0, 200); // the log line stays one short line
   if (spec.user) deps.sessions.touch(`api:${spec.user}`); // in the background: never delays the request
   const plan = deps.gateway.plan(request.model, spec.modelKind);
-  const metered = await meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
+  const opened = meterRequest(ctx, deps, { model: request.model, resolvedModel: plan.name, ...spec.estimate });
+  // Only a budget's reservation waits on Redis: awaiting anything else would cost a promise and a turn.
+  const metered = opened instanceof Promise ? await opened : opened;
   try {
     const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage: metered.onUsage };
     // No cache, no await: awaiting undefined would still cost a promise and a turn per request.
