@@ -25,11 +25,12 @@ const scenarioAlone = [
 ];
 
 /**
- * `scenarioPairs`: those that mostly wait — on a lock running out, a private Redis coming back, a
+ * `scenarioWaiting`: those that mostly wait — on a lock running out, a private Redis coming back, a
  * fake platform's rate-limit window, a killed worker's replacement — a quarter of a core or less
- * each (docs/tests.md): two at a time, neither loads the other's bounds.
+ * each (docs/tests.md): three at a time, together under one of the two cores, none loads another's
+ * bounds.
  */
-const scenarioPairs = [
+const scenarioWaiting = [
   'apps/api/src/faults.integration.test.ts',
   'apps/api/src/redis-cluster.integration.test.ts',
   'apps/api/src/worker-recovery.integration.test.ts',
@@ -49,10 +50,13 @@ const ENV_GUARD = './vitest.env-guard.ts';
 /** Two workers: this is what a 2-core machine runs at once; each file's servers and Redis prefix are its own. */
 const WORKERS = 2;
 
+/** The scenario files that mostly wait, three at a time: together they take under one core (docs/tests.md). */
+const WAITING_WORKERS = 3;
+
 /**
  * Four projects, in three phases. `unit` (pure) and `integration` (real Redis, BullMQ, HTTP servers
  * on free ports, each test under its own Redis key prefix, no fixed ports, no FLUSH) run side by
- * side, two files at a time. `scenario-pairs` runs after them, two files at a time; then
+ * side, two files at a time. `scenario-waiting` runs after them, three files at a time; then
  * `scenario-alone`, one file at a time, with the machine to itself. `--project 'scenario-*'` runs
  * both scenario phases.
  *
@@ -82,7 +86,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['{apps,packages}/*/src/**/*.integration.test.ts'],
-          exclude: [...scenarioAlone, ...scenarioPairs, '**/node_modules/**', '**/dist/**'],
+          exclude: [...scenarioAlone, ...scenarioWaiting, '**/node_modules/**', '**/dist/**'],
           maxWorkers: WORKERS,
           isolate: false,
           setupFiles: [ENV_GUARD],
@@ -92,11 +96,11 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'scenario-pairs',
-          include: scenarioPairs,
-          // Two at a time, each worker keeping its module cache; they kill child processes and
+          name: 'scenario-waiting',
+          include: scenarioWaiting,
+          // Three at a time, each worker keeping its module cache; they kill child processes and
           // private Redis servers, never anything in this process.
-          maxWorkers: WORKERS,
+          maxWorkers: WAITING_WORKERS,
           isolate: false,
           setupFiles: [ENV_GUARD],
           // After `unit` and `integration` (groups run in order; a group's files share its worker count).
