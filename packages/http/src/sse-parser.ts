@@ -29,15 +29,21 @@ export class SseDecoder {
   push(piece: Uint8Array | string): SseEvent[] {
     const buffer = this.#buffer + (typeof piece === 'string' ? piece : this.#decoder.decode(piece, { stream: true }));
     const events: SseEvent[] = [];
+    // The next line end found with indexOf (native), not a loop over every character: the
+    // next '\n' and the next '\r' at or after `start`, -1 once there is none left.
     let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
-      const code = buffer.charCodeAt(i);
-      if (code !== 10 && code !== 13) continue;
+    let lf = buffer.indexOf('\n');
+    let cr = buffer.indexOf('\r');
+    for (;;) {
+      if (lf !== -1 && lf < start) lf = buffer.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);
+      const i = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
+      if (i === -1) break;
+      const isCr = i === cr;
       // A trailing '\r' may be the first half of '\r\n': wait for the next piece.
-      if (code === 13 && i === buffer.length - 1) break;
+      if (isCr && i === buffer.length - 1) break;
       this.#line(buffer.slice(start, i), events);
-      if (code === 13 && buffer.charCodeAt(i + 1) === 10) i++;
-      start = i + 1;
+      start = isCr && buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
     }
     this.#buffer = start === 0 ? buffer : buffer.slice(start);
     return events;
