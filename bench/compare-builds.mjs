@@ -8,7 +8,7 @@
 // apart see the same machine, so the median of the rounds' after ÷ before is steady where
 // absolute figures swing by a quarter. Builds nothing; run `npx turbo run build` first.
 import { processCpuMs } from './cpu.mjs';
-import { numberFromEnv } from './env.mjs';
+import { numberFromEnv, scenariosFromArg } from './env.mjs';
 import { measure } from './load.mjs';
 import { startBuilds } from './side-by-side.mjs';
 
@@ -18,10 +18,7 @@ if (!before || !after) {
   process.exit(2);
 }
 const rounds = Number(roundsArg ?? 8);
-const scenarios = (scenarioArg ?? 'json-32,sse-8,json-1').split(',').map((id) => {
-  const [kind, connections] = id.split('-');
-  return { id, stream: kind === 'sse', connections: Number(connections) };
-});
+const scenarios = scenariosFromArg(scenarioArg, 'json-32,sse-8,json-1');
 const measureMs = numberFromEnv('BENCH_SECONDS', 2, { positive: true }) * 1000;
 const { targets, stop } = await startBuilds('compare', { before, after });
 

@@ -4,6 +4,14 @@
  * A non-negative (or, with `positive`, strictly positive) number from the environment; a value
  * that is not one is reported and replaced by `fallback`, so a typo cannot silently change a run.
  */
+/** `json-32,sse-8` (a command's argument, else `fallback`) as scenarios: `{ id, stream, connections }` each. */
+export function scenariosFromArg(arg, fallback) {
+  return (arg ?? fallback).split(',').map((id) => {
+    const [kind, connections] = id.split('-');
+    return { id, stream: kind === 'sse', connections: Number(connections) };
+  });
+}
+
 export function numberFromEnv(name, fallback, { positive = false, integer = false } = {}) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;

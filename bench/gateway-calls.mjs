@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startUpstream } from './children.mjs';
 import { cpuPerCall } from './cpu.mjs';
-import { benchConfig, numberFromEnv } from './env.mjs';
+import { benchConfig, numberFromEnv, scenariosFromArg } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { requestBody } from './load.mjs';
 
@@ -23,10 +23,7 @@ if (!beforeArg || !afterArg) {
   process.exit(2);
 }
 const rounds = Number(roundsArg ?? 10);
-const scenarios = (scenarioArg ?? 'json-32,sse-8').split(',').map((id) => {
-  const [kind, connections] = id.split('-');
-  return { id, stream: kind === 'sse', connections: Number(connections) };
-});
+const scenarios = scenariosFromArg(scenarioArg, 'json-32,sse-8');
 const measureMs = numberFromEnv('BENCH_SECONDS', 1.5, { positive: true }) * 1000;
 
 const { upstream, port } = await startUpstream('gateway-calls');

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Child, deleteRedisKeys, freePort, readPort, waitForHealth } from './children.mjs';
-import { benchConfig, numberFromEnv, switchboardEnv } from './env.mjs';
+import { benchConfig, numberFromEnv, scenariosFromArg, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { LAYERS, layerOfStack, OTHER } from './layer-costs.mjs';
 import { measure } from './load.mjs';
@@ -60,10 +60,7 @@ async function main() {
     console.error('perf-layers: needs Linux perf on PATH (e.g. apt-get install linux-perf)');
     process.exit(2);
   }
-  const scenarios = (process.argv[2] ?? 'json-32,sse-8').split(',').map((id) => {
-    const [kind, connections] = id.split('-');
-    return { id, stream: kind === 'sse', connections: Number(connections) };
-  });
+  const scenarios = scenariosFromArg(process.argv[2], 'json-32,sse-8');
   const seconds = numberFromEnv('BENCH_PERF_SECONDS', 5, { positive: true });
   const apiMain = new URL('../apps/api/dist/main.js', import.meta.url).pathname;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

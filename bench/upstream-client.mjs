@@ -14,15 +14,12 @@ import http from 'node:http';
 import { Agent, Pool, request } from 'undici';
 import { startUpstream } from './children.mjs';
 import { cpuPerCall } from './cpu.mjs';
-import { numberFromEnv } from './env.mjs';
+import { numberFromEnv, scenariosFromArg } from './env.mjs';
 import { API_KEY, REPLY_TEXT } from './fixture.mjs';
 
 const [roundsArg, scenarioArg, clientArg] = process.argv.slice(2);
 const rounds = Number(roundsArg ?? 6);
-const scenarios = (scenarioArg ?? 'json-32,sse-8').split(',').map((id) => {
-  const [kind, connections] = id.split('-');
-  return { id, stream: kind === 'sse', connections: Number(connections) };
-});
+const scenarios = scenariosFromArg(scenarioArg, 'json-32,sse-8');
 const measureMs = numberFromEnv('BENCH_SECONDS', 2, { positive: true }) * 1000;
 const TIMEOUT_MS = 60_000;
 

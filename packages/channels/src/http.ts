@@ -3,6 +3,7 @@ import {
   classifyTransportFailure,
   closePool,
   createPool,
+  dispatchTarget,
   exchange,
   parseJsonOrUndefined,
   readBody,
@@ -114,10 +115,8 @@ function send(agent: Agent, call: WireCall): Promise<Omit<JsonReply, 'json'>> {
   if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:') || target.username || target.password) {
     return viaRequest(agent, call);
   }
-  const path = target.search ? `${target.pathname}${target.search}` : target.pathname;
   const request = {
-    origin: target.origin,
-    path,
+    ...dispatchTarget(target),
     method,
     headers,
     body,

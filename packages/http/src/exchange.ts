@@ -6,6 +6,17 @@ export interface AnswerHead {
   headers: Dispatcher.ResponseData['headers'];
 }
 
+/** A header of an answer as undici parsed it (`name` in lower case): its first value when it came more than once. */
+export function firstHeader(headers: AnswerHead['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** What undici's `dispatch` takes of a URL: its origin, and its path with the query. */
+export function dispatchTarget(url: URL): { origin: string; path: string } {
+  return { origin: url.origin, path: `${url.pathname}${url.search}` };
+}
+
 /**
  * Takes an answer's body as it arrives; `end`'s value is the exchange's. A throw from `data` or
  * `end` fails the exchange and, before the end, aborts it (the connection is closed).

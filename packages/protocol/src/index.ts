@@ -9,6 +9,7 @@ export * from './error-body.js';
 export * from './errors.js';
 export * from './hook-message.js';
 export * from './ids.js';
+export { isObject, type JsonObject } from './json-checks.js';
 export * from './json-depth.js';
 export * from './live-progress.js';
 export * from './mcp-server-state.js';

@@ -5,6 +5,7 @@ import {
   classifyTransportFailure,
   Deadline,
   type DestroyableBody,
+  firstHeader,
   isAbort,
   readBody,
 } from '@switchboard/http';
@@ -114,7 +115,7 @@ async function post(
     }
     const text = await readText(target, response.body, 64 * 1024).catch(() => '');
     deadline.release();
-    const retryAfter = firstHeader(response.headers['retry-after']);
+    const retryAfter = firstHeader(response.headers, 'retry-after');
     const delay = isRetryableStatus(response.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
     if (delay === null)
       throw (
@@ -123,10 +124,6 @@ async function post(
     await sleep(delay, options.signal);
     target.onRetry?.();
   }
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -6,11 +6,14 @@ import {
   type BodySink,
   BodyTooLargeError,
   bodyText,
+  dispatchTarget,
   dropBody,
   type Exchange,
   exchange,
+  firstHeader,
   SseDecoder,
 } from '@switchboard/http';
+import { isObject } from '@switchboard/protocol';
 import type { Dispatcher } from 'undici';
 
 /** The SDK transport's reconnection of the GET stream (and of a POST stream that can resume): 1 s ×1.5, 2 tries. */
@@ -146,7 +149,7 @@ export class McpHttpTransport implements Transport {
 
   /** How a POST's answer is read, from its status and headers; an SSE answer's reading is the value. */
   #answer(head: AnswerHead, message: JSONRPCMessage, isRequest: boolean): BodySink<StreamRead | undefined> {
-    const session = header(head.headers, 'mcp-session-id');
+    const session = firstHeader(head.headers, 'mcp-session-id');
     if (session && session !== this.#sessionId) {
       this.#sessionId = session;
       this.#postHeaders = null;
@@ -337,7 +340,7 @@ export class McpHttpTransport implements Transport {
 }
 
 function target(url: URL): Target {
-  return { url: url.href, origin: url.origin, path: `${url.pathname}${url.search}` };
+  return { url: url.href, ...dispatchTarget(url) };
 }
 
 /**
@@ -357,18 +360,9 @@ function jsonRpcMessage(value: unknown): JSONRPCMessage {
   throw new Error(`not a JSON-RPC 2.0 message: ${JSON.stringify(value)?.slice(0, 200)}`);
 }
 
-function isObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function header(headers: AnswerHead['headers'], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** The answer's media type without parameters, lower case (`text/event-stream; charset=utf-8` → `text/event-stream`). */
 function mediaType(headers: AnswerHead['headers']): string {
-  return (header(headers, 'content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return (firstHeader(headers, 'content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 /**
@@ -379,7 +373,7 @@ function redirectWithinOrigin(url: string, method: string, answer: AnswerHead): 
   const status = answer.statusCode;
   if (status < 301 || status > 308 || (status > 303 && status < 307)) return undefined;
   if (method !== 'GET' && status !== 307 && status !== 308) return undefined;
-  const location = header(answer.headers, 'location');
+  const location = firstHeader(answer.headers, 'location');
   if (!location) return undefined;
   try {
     const from = new URL(url);
