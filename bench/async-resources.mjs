@@ -6,18 +6,24 @@
 // time, the count does not move with the machine's load (the hook slows the servers down, so no
 // timing is read here). Each build gets 300 requests to warm up, then `requests` (2,000) counted.
 // Builds nothing; run `npx turbo run build` first.
+//   node bench/async-resources.mjs --heap <before main.js> <after main.js> [json-32,sse-8] [requests]
+// counts instead the bytes of JavaScript heap a request allocates (heap-allocation-hook.mjs: every
+// object, string and closure, whatever the machine's load; it moves a little with what V8
+// optimises and when it collects, so run it twice).
 import { measure } from './load.mjs';
 import { markdownTable } from './report.mjs';
 import { startBuilds } from './side-by-side.mjs';
 
-const [before, after, scenarioArg, requestsArg] = process.argv.slice(2);
+const heap = process.argv[2] === '--heap';
+const [before, after, scenarioArg, requestsArg] = process.argv.slice(heap ? 3 : 2);
 if (!before || !after) {
-  console.error('usage: node bench/async-resources.mjs <before main.js> <after main.js> [json-32,sse-8] [requests]');
+  console.error('usage: node bench/async-resources.mjs [--heap] <before main.js> <after main.js> [json-32,sse-8] [requests]');
   process.exit(2);
 }
 const scenarios = (scenarioArg ?? 'json-32,sse-8').split(',');
 const requests = Number(requestsArg ?? 2000);
-const hook = new URL('./async-resources-hook.mjs', import.meta.url).pathname;
+const tag = heap ? 'heap-allocation' : 'async-resources';
+const hook = new URL(`./${tag}-hook.mjs`, import.meta.url).pathname;
 const { targets, stop } = await startBuilds('async', { before, after }, { nodeArgs: ['--import', hook] });
 for (const target of Object.values(targets)) {
   let stderr = '';
@@ -29,7 +35,7 @@ for (const target of Object.values(targets)) {
     const from = stderr.length;
     target.child.process.kill('SIGUSR2');
     for (let i = 0; i < 250; i++) {
-      const line = /async-resources (.*)\n/.exec(stderr.slice(from));
+      const line = new RegExp(`${tag} (.*)\\n`).exec(stderr.slice(from));
       if (line) return JSON.parse(line[1]);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -43,7 +49,7 @@ for (const id of scenarios) {
   const load = { stream: kind === 'sse', connections: Number(connections), warmupMs: 0, measureMs: 600_000 };
   const perRequest = {};
   for (const target of Object.values(targets)) {
-    await measure(target, { ...load, maxRequests: 300 });
+    await measure(target, { ...load, maxRequests: heap ? 1000 : 300 }); // the heap's count wants V8's optimised code
     const start = await target.counts();
     const run = await measure(target, { ...load, maxRequests: requests });
     const end = await target.counts();
@@ -61,12 +67,10 @@ for (const id of scenarios) {
   }
 }
 console.log(
-  markdownTable(['scenario', 'async resource', 'before per request', 'after per request', 'after ÷ before'], rows, [
-    'l',
-    'l',
-    'r',
-    'r',
-    'r',
-  ]),
+  markdownTable(
+    ['scenario', heap ? 'heap' : 'async resource', 'before per request', 'after per request', 'after ÷ before'],
+    rows,
+    ['l', 'l', 'r', 'r', 'r'],
+  ),
 );
 await stop(0);

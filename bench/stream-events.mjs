@@ -6,9 +6,8 @@
 //   node bench/stream-events.mjs
 import { REPLY_PIECES } from './fixture.mjs';
 
-const dist = new URL('../packages/providers/dist/', import.meta.url);
-const { SseDecoder } = await import(new URL('sse-parser.js', dist).href);
-const { fromUpstreamEvent } = await import(new URL('openai/chat-complete.js', dist).href);
+const { SseDecoder } = await import(new URL('../packages/http/dist/sse-parser.js', import.meta.url).href);
+const { fromUpstreamEvent } = await import(new URL('../packages/providers/dist/openai/chat-complete.js', import.meta.url).href);
 
 const event = (delta, finishReason = null) =>
   `data: ${JSON.stringify({

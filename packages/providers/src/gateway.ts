@@ -149,7 +149,7 @@ export class Gateway {
           }
         : undefined;
     const batches = normalizeStream(upstream, request, head, onEnd);
-    return { id, model: deployment.id, batches, chunks: { [Symbol.asyncIterator]: () => oneByOne(batches) } };
+    return { id, model: deployment.id, batches, chunks: new OneByOne(batches) };
   }
 
   /** Embeddings as floats or base64 (encoded here, whatever the upstream sends); usage counted when not reported. */
@@ -255,8 +255,12 @@ export class Gateway {
   }
 }
 
-async function* oneByOne<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
-  for await (const batch of batches) yield* batch;
+/** The chunks of `batches` one at a time (a class: one shape, not a computed-key literal per stream). */
+class OneByOne<T> implements AsyncIterable<T> {
+  constructor(private readonly batches: AsyncIterable<T[]>) {}
+  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
+    for await (const batch of this.batches) yield* batch;
+  }
 }
 
 /** No deployment cooling down (a plan of single deployments reads none). */

@@ -38,14 +38,21 @@ export async function* normalizeStream(
       const out: ChatCompletionChunk[] = [];
       for (const piece of pieces) {
         if (piece.usage) usage = piece.usage;
-        if (piece.choices.length === 0) continue;
-        const choices = piece.choices.map((choice) => {
-          if (keepText && typeof choice.delta.content === 'string') text += choice.delta.content;
+        const n = piece.choices.length;
+        if (n === 0) continue;
+        const choices: ChunkChoice[] = [];
+        for (let i = 0; i < n; i++) {
+          const choice = piece.choices[i]!;
+          const { delta } = choice;
+          if (keepText && typeof delta.content === 'string') text += delta.content;
           if (choice.finish_reason) finished.add(choice.index);
-          if (started.has(choice.index)) return choice;
-          started.add(choice.index);
-          return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
-        });
+          if (started.has(choice.index)) choices.push(choice);
+          else {
+            started.add(choice.index);
+            // A first delta that names its role already (an OpenAI stream's first chunk) is passed on as it is.
+            choices.push(delta.role === undefined ? { ...choice, delta: { role: 'assistant', ...delta } } : choice);
+          }
+        }
         out.push(chunk(choices));
       }
       if (out.length) yield out;

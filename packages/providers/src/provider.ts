@@ -30,7 +30,10 @@ export interface CallContext {
 export interface ProviderCompletion {
   choices: ChatCompletionChoice[];
   usage?: Usage | null;
-  /** Extra top-level fields the upstream sent (system_fingerprint…), passed on. */
+  /**
+   * The upstream's top-level fields (system_fingerprint…), passed on: the gateway's answer is one
+   * spread of them with `id`, `object`, `created`, `model`, `choices` and `usage` its own.
+   */
   extra?: Record<string, unknown>;
 }
 

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
 import { clientSignal } from '../middleware/client-signal.js';
 import { firstEventClock } from '../middleware/v1-metrics.js';
-import { replayEvents, type SseFormat, sendEvents } from '../sse.js';
+import { replayEvents, type SendOptions, type SseFormat, sendEvents } from '../sse.js';
 import { meterRequest } from './metering.js';
 import type { Cacheable } from './response-cache.js';
 
@@ -86,13 +86,12 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
       return;
     }
 
-    const send = { ...call, logger: deps.logger, onFirstEvent: firstEventClock(ctx) };
     if (cached?.hit && 'events' in cached.hit) {
       ctx.respond = false;
       const replay = spec.stream.replay(cached.hit.events);
       const model = modelOf(replay.events[0]);
       if (model) ctx.state.model = model;
-      await replayEvents(ctx.res, replay.events, replay.format, send);
+      await replayEvents(ctx.res, replay.events, replay.format, sendOptions(ctx, call, deps.logger, undefined));
       return;
     }
     const upstream = await spec.stream.open(plan, call);
@@ -100,11 +99,21 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
     ctx.respond = false; // only now: a failure before the upstream said yes is still a JSON error
     const events: E[] = [];
     const onEvent = cached ? (event: E) => void events.push(event) : undefined;
-    const complete = await sendEvents(ctx.res, upstream.batches, upstream.format, { ...send, onEvent });
+    const complete = await sendEvents(ctx.res, upstream.batches, upstream.format, sendOptions(ctx, call, deps.logger, onEvent));
     if (cached && complete) deps.cache?.save(cached, { events });
   } finally {
     metered.close(); // once the route is done, a stream included: settled by its usage, or the reservation given back
   }
+}
+
+/** The SSE writer's options: one object of one shape, not spreads of the call's context (a slow clone each). */
+function sendOptions<E>(
+  ctx: Context,
+  call: CallContext,
+  logger: V1CallDeps['logger'],
+  onEvent: SendOptions<E>['onEvent'],
+): SendOptions<E> {
+  return { signal: call.signal, requestId: call.requestId, logger, onEvent, onFirstEvent: firstEventClock(ctx) };
 }
 
 /** The model a recorded stream names: a chat chunk's `model`, or the Response a lifecycle event carries. */

@@ -15,37 +15,59 @@ import type { ProviderChunk, ProviderCompletion } from '../provider.js';
  * the client sees that chunk only if it asked for it (normalize-stream.ts).
  */
 export function toUpstreamRequest(request: ChatCompletionRequest, upstreamModel: string, stream: boolean, streamUsage = false) {
-  const body: Record<string, unknown> = { ...request, model: upstreamModel, stream };
-  if (!stream)
-    delete body.stream_options; // OpenAI rejects stream_options without stream
-  else if (streamUsage) body.stream_options = { ...request.stream_options, include_usage: true };
-  for (const key of Object.keys(body)) if (body[key] === null) delete body[key];
+  // One copy, null parameters left out as it is made: `delete` on it would turn it into a
+  // dictionary, slower to write out as JSON.
+  const body: Record<string, unknown> = {};
+  for (const key in request) {
+    const value = (request as Record<string, unknown>)[key];
+    if (value !== null) body[key] = value;
+  }
+  body.model = upstreamModel;
+  body.stream = stream;
+  if (!stream) {
+    if (body.stream_options !== undefined) body.stream_options = undefined; // OpenAI rejects stream_options without stream; JSON leaves undefined out
+  } else if (streamUsage) body.stream_options = { ...request.stream_options, include_usage: true };
   return body;
 }
 
+/**
+ * The upstream's answer as the gateway needs it. The parsed body is this call's own (fresh from
+ * JSON.parse, or zod's copy), so it is handed on whole as `extra` — the gateway's one spread of
+ * it replaces `id`, `object`, `created`, `model`, `choices` and `usage` — and a choice already in
+ * its final form (an index, the assistant's message with its content, a finish reason: every
+ * choice of a usual answer) is kept as it is, not copied.
+ */
 export function fromUpstreamResponse(provider: string, json: unknown): ProviderCompletion {
   const parsed = readUpstreamCompletion(json);
   if (!parsed) {
     throw upstreamError(`Upstream '${provider}' returned a response that is not a chat completion.`, 'upstream_invalid_response');
   }
-  const { choices, usage, id: _id, object: _object, created: _created, model: _model, ...extra } = parsed;
-  return {
-    choices: choices.map(
-      (choice, i): ChatCompletionChoice => ({
+  const { choices } = parsed;
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i]!;
+    const { message } = choice;
+    if (
+      choice.index === undefined ||
+      typeof choice.finish_reason !== 'string' ||
+      message.role !== 'assistant' ||
+      message.content === undefined
+    ) {
+      choices[i] = {
         ...choice,
         index: choice.index ?? i,
-        message: { ...choice.message, role: 'assistant', content: choice.message.content ?? null },
+        message: { ...message, role: 'assistant', content: message.content ?? null },
         finish_reason: choice.finish_reason ?? 'stop',
-      }),
-    ),
-    usage: usage ?? null,
-    extra,
-  };
+      };
+    }
+  }
+  return { choices: choices as ChatCompletionChoice[], usage: parsed.usage ?? null, extra: parsed };
 }
 
 /**
  * One upstream SSE event → a chunk, `'done'` for `[DONE]`, or null for events to skip.
  * An `error` object inside the stream (OpenAI, vLLM and OpenRouter send these) becomes a 502.
+ * The parsed event is this call's own, so a choice already in its final form (an index, a
+ * `finish_reason` key, a delta without null fields) is passed on as it is, not copied.
  */
 export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderChunk | 'done' | null {
   const data = event.data.trim();
@@ -67,21 +89,32 @@ export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderCh
   if (!parsed) {
     throw upstreamError(`Upstream '${provider}' sent a stream chunk of the wrong shape.`, 'upstream_invalid_response');
   }
-  return {
-    choices: parsed.choices.map(
-      (choice, i): ChunkChoice => ({
+  const { choices } = parsed;
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i]!;
+    const { delta } = choice;
+    if (choice.index === undefined || choice.finish_reason === undefined || delta === undefined || hasNullish(delta)) {
+      choices[i] = {
         ...choice,
         index: choice.index ?? i,
-        delta: stripNulls(choice.delta ?? {}),
+        delta: stripNulls(delta ?? {}),
         finish_reason: choice.finish_reason ?? null,
-      }),
-    ),
-    usage: parsed.usage ?? null,
-  };
+      };
+    }
+  }
+  return { choices: choices as ChunkChoice[], usage: parsed.usage ?? null };
+}
+
+function hasNullish(delta: Record<string, unknown>): boolean {
+  for (const key in delta) if (delta[key] === null || delta[key] === undefined) return true;
+  return false;
 }
 
 function stripNulls(delta: Record<string, unknown>): ChunkChoice['delta'] {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(delta)) if (value !== null && value !== undefined) out[key] = value;
+  for (const key in delta) {
+    const value = delta[key];
+    if (value !== null && value !== undefined) out[key] = value;
+  }
   return out as ChunkChoice['delta'];
 }

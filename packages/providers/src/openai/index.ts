@@ -24,10 +24,14 @@ export class OpenAIProvider extends HttpProvider {
     hooks: ProviderHooks = {},
   ) {
     super(name, config, headers, mapError, hooks);
+    this.completionsUrl = openaiUrl(config, 'chat/completions');
   }
 
+  /** Made once: the same string each call also keeps its hash for the pool's look-up by URL. */
+  private readonly completionsUrl: string;
+
   protected chatUrl(_upstreamModel: string): string {
-    return openaiUrl(this.config, 'chat/completions');
+    return this.completionsUrl;
   }
 
   protected embeddingsUrl(_upstreamModel: string): string {
