@@ -44,6 +44,7 @@ export const LAYERS = [
     name: 'body parse',
     rules: [
       api('middleware/json-guards'),
+      api('middleware/json-body'),
       nm([
         'koa-body',
         'co-body',

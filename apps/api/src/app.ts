@@ -1,19 +1,17 @@
 import Router from '@koa/router';
-import { methodNotAllowed, notFound } from '@switchboard/protocol';
-import Koa, { type Context } from 'koa';
-import { koaBody } from 'koa-body';
+import { notFound } from '@switchboard/protocol';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import type { AppDeps } from './deps.js';
 import { adminAuth } from './middleware/admin-auth.js';
 import { type ApiClient, apiKeyAuth } from './middleware/api-key-auth.js';
 import { cors } from './middleware/cors.js';
-import { errorHandler, unreadableBody } from './middleware/error-handler.js';
-import { requireJsonContentType } from './middleware/json-guards.js';
+import { frontDoor } from './middleware/front-door.js';
+import { readJsonBody, wantsJsonBody } from './middleware/json-body.js';
 import { multipartBody } from './middleware/multipart-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
-import { requestContext } from './middleware/request-context.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import { v1Metrics } from './middleware/v1-metrics.js';
-import { type PolicyMatch, routePolicy } from './route-policy.js';
+import type { PolicyMatch } from './route-policy.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminUsageRoutes } from './routes/admin-usage.js';
 import { audioTranscriptionsRoutes } from './routes/audio-transcriptions.js';
@@ -55,90 +53,85 @@ export function appRouter(deps: AppDeps): Router {
 export function createApp(deps: AppDeps): Koa {
   const { config } = deps.settings;
   const app = new Koa({ proxy: config.trustProxy });
-  app.silent = true; // errorHandler logs what matters; Koa's own printer would duplicate it
+  app.silent = true; // the front door's error handler logs what matters; Koa's own printer would duplicate it
 
   const router = appRouter(deps);
 
-  app.use(requestContext(deps.logger));
-  if (deps.metrics) app.use(v1Metrics(deps.metrics, deps.gateway));
-  if (deps.tracing) app.use(traceRequests(deps.tracing));
-  app.use(errorHandler(deps.logger));
-  app.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    await next();
-    // The router answers a known path with the wrong method by 405 (or 501): make it JSON.
-    if (ctx.status === 405 || ctx.status === 501) {
-      const allow = ctx.response.get('Allow');
-      throw methodNotAllowed(ctx.method, ctx.path, allow ? allow.split(/,\s*/) : []);
-    }
-  });
-  app.use((ctx, next) => {
-    // One look-up: which guard, rate limit and body reader this request gets (route-policy.ts).
-    ctx.state.policy = routePolicy(ctx.method, ctx.path);
-    return next();
-  });
-  const policy = (ctx: Context) => ctx.state.policy as PolicyMatch;
-  // Layers with nothing to do are left out rather than asked on every request (each is a step,
-  // a closure and a promise per request in Koa's chain).
-  if (config.cors.origins.length) app.use(cors(config.cors.origins));
-  if (config.apiKeys.length) {
-    const apiKey = apiKeyAuth(config.apiKeys); // asked only where the route policy's guard is apiKey
-    app.use((ctx, next) => (policy(ctx).guard === 'apiKey' ? apiKey(ctx, next) : next()));
-  }
+  // Each step in Koa's chain costs a request a closure call and a promise: what always runs is one
+  // step (the front door), a route policy's guard, rate limit and body reader another.
   app.use(
-    rateLimit({
-      limiter: deps.rateLimiter,
+    frontDoor({
       logger: deps.logger,
-      onRedisError: 'open', // the facade never waits on Redis; a hook without Redis answers 503 anyway
-      subject: (ctx: Context) => {
-        const { rateLimit: counted, params } = policy(ctx);
-        if (counted === 'hook') {
-          // A hook's own budget, all senders together.
-          const hook = String(params.name);
-          const limit = deps.hooks.get(hook)?.config.rateLimit?.requestsPerMinute;
-          return limit ? { subject: `hook:${hook}`, limit } : null;
-        }
-        if (counted !== 'client') return null;
-        const client = ctx.state.client as ApiClient | undefined;
-        const limit = client?.requestsPerMinute ?? config.rateLimit?.requestsPerMinute;
-        if (!limit) return null;
-        return { subject: client ? `key:${client.id}` : `ip:${ctx.ip}`, limit };
-      },
+      countV1: deps.metrics && v1Metrics(deps.metrics, deps.gateway),
+      trace: deps.tracing && traceRequests(deps.tracing),
     }),
   );
-  const apiKeysSet = config.apiKeys.length > 0;
-  const operator = adminAuth(config.adminKeys, apiKeysSet);
-  const boardLogin = adminAuth(config.adminKeys, apiKeysSet, { browserLogin: true });
-  const board = bullBoard(deps);
-  app.use((ctx, next) => {
-    const { guard } = policy(ctx);
-    if (guard === 'boardLogin') return boardLogin(ctx, () => board(ctx, next)); // Bull Board, mounted on its area
-    return guard === 'operator' ? operator(ctx, next) : next();
-  });
-  const parseJson = koaBody({
-    json: true,
-    jsonLimit: config.limits.maxBodyBytes,
-    text: false,
-    urlencoded: false,
-    multipart: false,
-    jsonStrict: true,
-    onError: (err) => {
-      throw unreadableBody(err);
-    },
-  });
-  const parseMultipart = multipartBody(config.limits.maxAudioBytes);
-  app.use((ctx, next) => {
-    // Hooks read their raw bytes themselves (platform signatures are computed over them), Bull Board its own.
-    const { body } = policy(ctx);
-    if (body === 'own' || !['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
-    if (body === 'multipart') return parseMultipart(ctx, next); // the one route that takes a file
-    requireJsonContentType(ctx);
-    return parseJson(ctx, next);
-  });
+  if (config.cors.origins.length) app.use(cors(config.cors.origins)); // left out when it has nothing to do
+  app.use(policyStep(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {
     if (!ctx.matched?.length) throw notFound(`Invalid URL (${ctx.method} ${ctx.path}).`, 'unknown_url');
   });
   return app;
+}
+
+/**
+ * What the request's route policy (`ctx.state.policy`, looked up by the front door) asks, in this
+ * order: the API-key guard (only when keys are set), the rate limit (Redis, one script; per key or
+ * IP, or the hook's own), the operator guard (admin keys: /admin/*, /metrics; Bull Board its own
+ * login), then the body: JSON (json-body.ts, 415 for other types), multipart (the one route that
+ * takes a file), or none where the route reads its own (hooks, whose signatures cover the raw
+ * bytes; Bull Board). One step, a promise only where something is waited for.
+ */
+function policyStep(deps: AppDeps): Middleware {
+  const { config } = deps.settings;
+  const apiKey = config.apiKeys.length ? apiKeyAuth(config.apiKeys) : undefined;
+  const count = rateLimit({
+    limiter: deps.rateLimiter,
+    logger: deps.logger,
+    onRedisError: 'open', // the facade never waits on Redis; a hook without Redis answers 503 anyway
+    subject: (ctx: Context) => {
+      const { rateLimit: counted, params } = ctx.state.policy as PolicyMatch;
+      if (counted === 'hook') {
+        // A hook's own budget, all senders together.
+        const hook = String(params.name);
+        const limit = deps.hooks.get(hook)?.config.rateLimit?.requestsPerMinute;
+        return limit ? { subject: `hook:${hook}`, limit } : null;
+      }
+      if (counted !== 'client') return null;
+      const client = ctx.state.client as ApiClient | undefined;
+      const limit = client?.requestsPerMinute ?? config.rateLimit?.requestsPerMinute;
+      if (!limit) return null;
+      return { subject: client ? `key:${client.id}` : `ip:${ctx.ip}`, limit };
+    },
+  });
+  const apiKeysSet = config.apiKeys.length > 0;
+  const operator = adminAuth(config.adminKeys, apiKeysSet);
+  const boardLogin = adminAuth(config.adminKeys, apiKeysSet, { browserLogin: true });
+  const board = bullBoard(deps);
+  const parseMultipart = multipartBody(config.limits.maxAudioBytes);
+  const { maxBodyBytes } = config.limits;
+
+  const afterCount = (ctx: Context, next: Next) => {
+    const { guard, body } = ctx.state.policy as PolicyMatch;
+    if (guard === 'boardLogin') {
+      boardLogin(ctx);
+      return board(ctx, next); // Bull Board, mounted on its area
+    }
+    if (guard === 'operator') operator(ctx);
+    const method = ctx.method;
+    if (body === 'own' || (method !== 'POST' && method !== 'PUT' && method !== 'PATCH')) return next();
+    if (body === 'multipart') return parseMultipart(ctx, next);
+    if (!wantsJsonBody(ctx)) return next();
+    return readJsonBody(ctx.req, maxBodyBytes).then((parsed) => {
+      ctx.request.body = parsed;
+      return next();
+    });
+  };
+  return (ctx, next) => {
+    if (apiKey && (ctx.state.policy as PolicyMatch).guard === 'apiKey') apiKey(ctx);
+    const counting = count(ctx);
+    return counting ? counting.then(() => afterCount(ctx, next)) : afterCount(ctx, next);
+  };
 }

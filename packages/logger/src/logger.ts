@@ -3,6 +3,7 @@ import { configure } from 'safe-stable-stringify';
 import winston from 'winston';
 import TransportStream from 'winston-transport';
 import { batchedStdout } from './batched-stdout.js';
+import { isoTimestamp, stringifyFlat } from './flat-line.js';
 import { createRedactor } from './redact.js';
 
 export type Logger = winston.Logger;
@@ -71,16 +72,16 @@ export function createLogger(options: LoggerOptions): Logger {
   // Timestamp, scrub and serialise in one step (one format, not three).
   const line = winston.format((info) => {
     const record = info as Record<string | symbol, unknown>;
-    if (!record.timestamp) record.timestamp = new Date().toISOString();
+    if (!record.timestamp) record.timestamp = isoTimestamp();
     let flat = true;
     for (const key of Object.keys(record)) {
       const value = scrub(record[key]);
       record[key] = value;
       if (flat && !isFlat(value)) flat = false;
     }
-    // The replacer costs every value a call and takes safe-stable-stringify's slower path; a flat
-    // line (the request line) has nothing for it to change.
-    record[MESSAGE] = flat ? stringify(record) : stringify(record, bigIntAsString);
+    // A flat line (the request line) has nothing for the replacer to change, nor anything for
+    // safe-stable-stringify's walk to find: the same bytes come from stringifyFlat.
+    record[MESSAGE] = flat ? stringifyFlat(record as Record<string, unknown>, stringify) : stringify(record, bigIntAsString);
     return info;
   });
   const transport = new LineTransport(options.stream ?? batchedStdout());

@@ -1,5 +1,5 @@
 import { AppError, adminAccess } from '@switchboard/protocol';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 
 /**
  * Guards the operator's routes (`/admin/*`, `/metrics`, the dashboard's data) with `adminKeys`, by
@@ -14,16 +14,16 @@ export function adminAuth(
   adminKeys: readonly string[],
   apiKeysSet: boolean,
   options: { browserLogin?: boolean } = {},
-): Middleware {
+): (ctx: Context) => void {
   const check = adminAccess(adminKeys, apiKeysSet);
-  return async (ctx, next) => {
-    if (ctx.method === 'OPTIONS') return next();
+  // Not a middleware: the app's policy step calls it, and it throws its refusal.
+  return (ctx) => {
+    if (ctx.method === 'OPTIONS') return;
     const authorization = ctx.get('authorization');
     const basic = options.browserLogin ? basicPassword(authorization) : undefined;
     const refused = check(basic === undefined ? authorization : `Bearer ${basic}`);
     if (refused) throw options.browserLogin && refused.status === 401 ? askForLogin(refused) : refused;
     ctx.state.admin = true;
-    await next();
   };
 }
 

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyConfig } from '@switchboard/config';
 import { unauthorized } from '@switchboard/protocol';
 import type { BudgetLimits } from '@switchboard/state';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 
 export interface ApiClient {
   /** A short, non-reversible id for logs and rate-limit keys: never the key. */
@@ -21,12 +21,13 @@ interface KnownKey extends ApiClient {
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /**
- * With API keys configured, a request needs `Authorization: Bearer <key>`: 401
- * `invalid_api_key` otherwise. Keys are compared as SHA-256 digests with timingSafeEqual, every
+ * The guard of routes whose policy says `apiKey` (route-policy.ts; the app's policy step calls it):
+ * with API keys configured, a request needs `Authorization: Bearer <key>`: 401
+ * `invalid_api_key` otherwise, thrown; the key's client goes to `ctx.state.client`. Keys are compared as SHA-256 digests with timingSafeEqual, every
  * key every time, so neither the match nor a key's length shows in the timing. Without keys,
  * anything (the placeholder keys of client examples included) is let through.
  */
-export function apiKeyAuth(keys: ApiKeyConfig[]): Middleware {
+export function apiKeyAuth(keys: ApiKeyConfig[]): (ctx: Context) => void {
   const known: KnownKey[] = keys.map((entry) => {
     const key = typeof entry === 'string' ? entry : entry.key;
     const d = digest(key);
@@ -39,8 +40,9 @@ export function apiKeyAuth(keys: ApiKeyConfig[]): Middleware {
       ...(typeof entry !== 'string' && entry.tools ? { tools: entry.tools } : {}),
     };
   });
-  return async (ctx, next) => {
-    if (known.length === 0 || ctx.method === 'OPTIONS') return next();
+  // Not a middleware: a check with nothing to wait for costs the request no step and no promise.
+  return (ctx) => {
+    if (known.length === 0 || ctx.method === 'OPTIONS') return;
     const header = ctx.get('authorization');
     const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (!given) throw unauthorized('Missing API key: send Authorization: Bearer <key>.');
@@ -50,6 +52,5 @@ export function apiKeyAuth(keys: ApiKeyConfig[]): Middleware {
     if (!match) throw unauthorized('Incorrect API key provided.');
     const { id, requestsPerMinute, budget, tools } = match;
     ctx.state.client = { id, requestsPerMinute, budget, tools } satisfies ApiClient;
-    await next();
   };
 }

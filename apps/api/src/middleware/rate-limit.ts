@@ -1,7 +1,7 @@
 import type { Logger } from '@switchboard/logger';
 import { rateLimitExceeded } from '@switchboard/protocol';
 import type { RateLimiter } from '@switchboard/state';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -12,10 +12,14 @@ export interface RateLimitOptions {
   onRedisError: 'open' | 'closed';
 }
 
-/** 429 `rate_limit_exceeded` with `Retry-After` once a subject's budget for the minute is spent. */
-export function rateLimit(options: RateLimitOptions): Middleware {
+/**
+ * 429 `rate_limit_exceeded` with `Retry-After` once a subject's budget for the minute is spent.
+ * Returns the count of one request: a promise that settles once it is let through (rejected with
+ * the 429), or undefined for a request that counts against nothing, which passes on at once.
+ */
+export function rateLimit(options: RateLimitOptions): (ctx: Context) => Promise<void> | undefined {
   let lastWarning = 0;
-  const counted = async (ctx: Context, next: Next, rule: { subject: string; limit: number }) => {
+  const counted = async (ctx: Context, rule: { subject: string; limit: number }) => {
     let decision: Awaited<ReturnType<RateLimiter['hit']>>;
     try {
       decision = await options.limiter.hit(rule.subject, rule.limit);
@@ -25,7 +29,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
         lastWarning = Date.now();
         options.logger.warn('rate limiter unavailable: letting requests through', { error: (err as Error).message });
       }
-      return next();
+      return;
     }
     ctx.set('X-RateLimit-Limit', String(decision.limit));
     ctx.set('X-RateLimit-Remaining', String(decision.remaining));
@@ -35,11 +39,10 @@ export function rateLimit(options: RateLimitOptions): Middleware {
         decision.resetSeconds,
       );
     }
-    await next();
   };
   // Not async: a request that counts against nothing passes on without a promise of its own.
-  return (ctx, next) => {
+  return (ctx) => {
     const rule = options.subject(ctx);
-    return rule ? counted(ctx, next, rule) : next();
+    return rule ? counted(ctx, rule) : undefined;
   };
 }

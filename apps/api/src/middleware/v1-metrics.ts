@@ -1,6 +1,6 @@
 import type { Metrics } from '@switchboard/metrics';
 import type { Gateway } from '@switchboard/providers';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { requestTimedOut } from '../request-timeouts.js';
 import { onResponseClose } from './request-context.js';
 
@@ -86,11 +86,12 @@ export function v1Recorder(metrics: Metrics, models: readonly { id: string; owne
  * with its duration and, for streams, the time to the first chunk (`ctx.state.firstEventAt`, set
  * by the SSE writer).
  */
-export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
+export function v1Metrics(metrics: Metrics, gateway: Gateway): (ctx: Context) => void {
   const record = v1Recorder(metrics, gateway.modelList.data);
-  return (ctx, next) => {
+  // Not a middleware of its own: the front door (front-door.ts) calls it, nothing to wait for.
+  return (ctx) => {
     // Case-insensitive, as the router matches (`/V1/chat/completions` is served, so it is counted).
-    if (!V1_PATH.test(ctx.path)) return next();
+    if (!V1_PATH.test(ctx.path)) return;
     const started = performance.now();
     onResponseClose(ctx, () => {
       const { model, firstEventAt } = ctx.state as { model?: string; firstEventAt?: number };
@@ -103,7 +104,6 @@ export function v1Metrics(metrics: Metrics, gateway: Gateway): Middleware {
         firstTokenSeconds: firstEventAt === undefined ? undefined : (firstEventAt - started) / 1000,
       });
     });
-    return next();
   };
 }
 

@@ -1,0 +1,43 @@
+/**
+ * A line whose values are all flat (strings, numbers, booleans, null; undefined left out) as
+ * JSON with its keys sorted: the bytes safe-stable-stringify writes for it (its string escape is
+ * JSON.stringify's, its numbers `String(n)` or `null`), from V8's own JSON.stringify of a copy
+ * with the keys put in sorted order, instead of safe-stable-stringify's walk in JavaScript. A key
+ * that starts with a digit could be an array index, which an object lists first whatever the
+ * order it was set in, and `__proto__`, which setting would not make a key: a line with either
+ * is left to `fallback`. The request line is a flat line.
+ */
+export function stringifyFlat(record: Record<string, unknown>, fallback: (record: object) => string): string {
+  const sortedKeys = sortedKeysOf(Object.keys(record));
+  if (!sortedKeys) return fallback(record);
+  const sorted: Record<string, unknown> = {};
+  for (const key of sortedKeys) sorted[key] = record[key];
+  return JSON.stringify(sorted);
+}
+
+/** The last line's keys as they came and sorted: lines of one shape (the request line) sort once. */
+let lastKeys: readonly string[] = [];
+let lastSorted: readonly string[] | null = null;
+
+function sortedKeysOf(keys: string[]): readonly string[] | null {
+  if (keys.length === lastKeys.length && keys.every((key, i) => key === lastKeys[i])) return lastSorted;
+  lastKeys = [...keys];
+  const unsafe = keys.some((key) => (key.charCodeAt(0) >= 48 && key.charCodeAt(0) <= 57) || key === '__proto__');
+  lastSorted = unsafe ? null : keys.sort();
+  return lastSorted;
+}
+
+/**
+ * `new Date().toISOString()`, made once per millisecond: the lines of one event-loop turn under
+ * load mostly share it.
+ */
+export function isoTimestamp(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+let lastMs = Number.NaN;
+let lastIso = '';
