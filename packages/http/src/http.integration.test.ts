@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyQueue } from './body-queue.js';
-import { BodyReader } from './body-reader.js';
 import { bodyText, type Exchange, type ExchangeGuard, exchange } from './exchange.js';
 import { createPool } from './pool.js';
 import { BodyTooLargeError, parseJsonOrUndefined, readBody } from './read-body.js';
@@ -69,47 +68,6 @@ describe('readBody', () => {
   });
 });
 
-/** Every read of `reader` to its end, as text. */
-async function readAll(reader: BodyReader): Promise<string> {
-  let text = '';
-  for (;;) {
-    const taken = reader.next();
-    const piece = taken instanceof Promise ? await taken : taken;
-    if (piece === null) return text;
-    text += piece.toString('utf8');
-  }
-}
-
-describe('BodyReader', () => {
-  it('hands over every piece of a body written in parts, then null at its end', async () => {
-    const url = await serve((_req, res) => {
-      res.write('one,');
-      setTimeout(() => res.end('two'), 30);
-    });
-    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
-    const reader = new BodyReader(response.body, 1000, () => new Error('silent'));
-    expect(await readAll(reader)).toBe('one,two');
-    reader.stop();
-  });
-
-  it('fails the wait with the silence error when no piece comes in time', async () => {
-    const url = await serve((_req, res) => res.write('first')); // then nothing
-    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
-    const silence = new Error('silent for 100 ms');
-    const reader = new BodyReader(response.body, 100, () => silence);
-    await expect(readAll(reader)).rejects.toBe(silence);
-    reader.stop();
-  });
-
-  it('fails a body whose connection is cut before its end', async () => {
-    const url = await serve(cutShort);
-    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
-    const reader = new BodyReader(response.body, 1000, () => new Error('silent'));
-    await expect(readAll(reader)).rejects.toBeInstanceOf(Error);
-    reader.stop();
-  });
-});
-
 describe('classifyTransportFailure', () => {
   it('calls a refused connection unreachable and names the code', async () => {
     const url = await serve((_req, res) => res.end());
@@ -165,7 +123,7 @@ function queued(origin: string, limits: ExchangeGuard, highWater?: number): Prom
 }
 
 /** Every piece of `queue` to its end, as text. */
-async function readQueue(queue: BodyQueue): Promise<string> {
+async function readAll(queue: BodyQueue): Promise<string> {
   let all = '';
   for (;;) {
     const taken = queue.next();
@@ -231,14 +189,14 @@ describe('BodyQueue', () => {
       setTimeout(() => res.end('two'), 30);
     });
     const queue = await queued(url, guard(1000));
-    expect(await readQueue(queue)).toBe('one,two');
+    expect(await readAll(queue)).toBe('one,two');
     queue.stop();
   });
 
   it('fails the wait with the time-out error when no piece comes in time', async () => {
     const url = await serve((_req, res) => res.write('first')); // then nothing
     const queue = await queued(url, guard(100));
-    await expect(readQueue(queue)).rejects.toBe(silence);
+    await expect(readAll(queue)).rejects.toBe(silence);
   });
 
   it('does not count the reader’s own slowness as silence', async () => {
@@ -248,13 +206,13 @@ describe('BodyQueue', () => {
     });
     const queue = await queued(url, guard(400));
     await sleep(700); // not reading, past the time-out
-    expect(await readQueue(queue)).toBe('first,last');
+    expect(await readAll(queue)).toBe('first,last');
   });
 
   it('fails a body whose connection is cut before its end', async () => {
     const url = await serve(cutShort);
     const queue = await queued(url, guard(1000));
-    await expect(readQueue(queue)).rejects.toBeInstanceOf(Error);
+    await expect(readAll(queue)).rejects.toBeInstanceOf(Error);
   });
 
   it('fails the wait with the signal’s reason when it fires', async () => {
@@ -263,7 +221,7 @@ describe('BodyQueue', () => {
     const queue = await queued(url, guard(5000, controller.signal));
     const gone = new Error('the client hung up');
     setTimeout(() => controller.abort(gone), 50);
-    await expect(readQueue(queue)).rejects.toBe(gone);
+    await expect(readAll(queue)).rejects.toBe(gone);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
@@ -284,7 +242,7 @@ describe('BodyQueue', () => {
     await sleep(800); // not reading, past the time-out too
     expect(sent.blocked).toBe(true);
     expect(sent.pieces).toBeLessThan(pieces);
-    const all = await readQueue(queue);
+    const all = await readAll(queue);
     expect(all).toHaveLength(pieces * 4096);
     expect(all.slice(-4096, -4090)).toBe(String(pieces - 1).padStart(6, '0'));
   });
