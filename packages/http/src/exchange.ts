@@ -25,8 +25,10 @@ export interface BodySink<T> {
   /** Returns true when it has all it wants: the exchange ends with `end()` now and its connection is closed. */
   data(chunk: Buffer): boolean | undefined;
   end(): T;
-  /** The connection broke (or the exchange was aborted) after the head: the exchange's value, or a throw. Unset: it fails with `error`. */
+  /** The connection broke after the head: the exchange's value, or a throw. Unset: it fails with `error`. */
   broken?(error: Error): T;
+  /** Told when the exchange fails after the head (aborted, timed out, broken, or a throw of the sink's): a reader waiting on it wakes. */
+  failed?(error: unknown): void;
 }
 
 /** One HTTP request in flight: its value once its answer is read, and a way to give it up. */
@@ -34,6 +36,26 @@ export interface Exchange<T> {
   readonly done: Promise<T>;
   /** Fails `done` with `reason` at once and closes the request's connection (a no-op once settled). */
   abort(reason: Error): void;
+  /** Stops undici reading the answer (back-pressure: the socket is not read) until `resume()`. Call it from the sink's `data`. */
+  pause(): void;
+  resume(): void;
+  /**
+   * Whether silence counts against the guard's time-out (from the start: the head and every chunk
+   * are waited for). A reader that holds what it was given turns it off: its own slowness is not the upstream's.
+   */
+  watch(on: boolean): void;
+}
+
+/**
+ * What an upstream call is held to, on the exchange itself: one timer and at most one listener,
+ * no AbortController. Both end once the exchange is settled.
+ */
+export interface ExchangeGuard {
+  /** No head within `ms` of the start, or `ms` without a chunk while watched: the exchange fails with `timedOut()`. */
+  ms: number;
+  timedOut: () => Error;
+  /** Aborts the exchange with its reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -45,9 +67,10 @@ export interface Exchange<T> {
 export function exchange<T>(
   agent: Dispatcher,
   request: Dispatcher.DispatchOptions,
-  read: (head: AnswerHead) => BodySink<T>,
+  read: (head: AnswerHead, exchange: Exchange<T>) => BodySink<T>,
+  guard?: ExchangeGuard,
 ): Exchange<T> {
-  const handler = new ExchangeHandler(read);
+  const handler = new ExchangeHandler(read, guard);
   try {
     agent.dispatch(request, handler);
   } catch (err) {
@@ -65,19 +88,44 @@ class ExchangeHandler<T> implements Dispatcher.DispatchHandler, Exchange<T> {
   /** Aborted before undici started the request: told to it when it starts. */
   #abortedWith: Error | null = null;
   #sink: BodySink<T> | null = null;
-  readonly #read: (head: AnswerHead) => BodySink<T>;
+  readonly #read: (head: AnswerHead, exchange: Exchange<T>) => BodySink<T>;
+  readonly #guard: ExchangeGuard | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #watching = true;
+  readonly #onAbort = () => this.abort(this.#guard?.signal?.reason as Error);
 
-  constructor(read: (head: AnswerHead) => BodySink<T>) {
+  constructor(read: (head: AnswerHead, exchange: Exchange<T>) => BodySink<T>, guard: ExchangeGuard | undefined) {
     this.#read = read;
+    this.#guard = guard;
     this.done = new Promise<T>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    if (!guard) return;
+    this.#timer = setTimeout(() => {
+      if (this.#watching) this.abort(guard.timedOut());
+    }, guard.ms);
+    const { signal } = guard;
+    if (signal?.aborted) this.#onAbort();
+    else signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   abort(reason: Error): void {
     if (this.#settled) return;
     this.#fail(reason);
+  }
+
+  pause(): void {
+    this.#controller?.pause();
+  }
+
+  resume(): void {
+    this.#controller?.resume();
+  }
+
+  watch(on: boolean): void {
+    this.#watching = on;
+    if (on) this.#timer?.refresh();
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -87,8 +135,9 @@ class ExchangeHandler<T> implements Dispatcher.DispatchHandler, Exchange<T> {
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHead['headers']): void {
     if (this.#settled || statusCode < 200) return;
+    this.#timer?.refresh();
     try {
-      this.#sink = this.#read({ statusCode, headers });
+      this.#sink = this.#read({ statusCode, headers }, this);
     } catch (err) {
       this.#fail(err as Error);
     }
@@ -96,6 +145,7 @@ class ExchangeHandler<T> implements Dispatcher.DispatchHandler, Exchange<T> {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled || !this.#sink) return;
+    this.#timer?.refresh();
     let enough: boolean | undefined;
     try {
       enough = this.#sink.data(chunk);
@@ -110,35 +160,48 @@ class ExchangeHandler<T> implements Dispatcher.DispatchHandler, Exchange<T> {
 
   onResponseEnd(): void {
     if (this.#settled || !this.#sink) return;
-    this.#settled = true;
+    this.#settle();
     try {
       this.#resolve(this.#sink.end());
     } catch (err) {
-      this.#reject(err);
+      this.#failed(err);
     }
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.#settled) return;
-    this.#settled = true;
+    this.#settle();
     const sink = this.#sink;
     if (!sink?.broken) {
-      this.#reject(error);
+      this.#failed(error);
       return;
     }
     try {
       this.#resolve(sink.broken(error));
     } catch (err) {
-      this.#reject(err);
+      this.#failed(err);
     }
   }
 
   /** Settles with `error` and closes the connection (the rest of the answer is not wanted). */
   #fail(error: Error): void {
-    this.#settled = true;
-    this.#reject(error);
+    this.#settle();
+    this.#failed(error);
     if (this.#controller) this.#controller.abort(error);
     else this.#abortedWith = error;
+  }
+
+  #failed(error: unknown): void {
+    this.#reject(error);
+    this.#sink?.failed?.(error);
+  }
+
+  /** Settled: the guard's timer and listener end here. */
+  #settle(): void {
+    this.#settled = true;
+    if (!this.#guard) return;
+    clearTimeout(this.#timer);
+    this.#guard.signal?.removeEventListener('abort', this.#onAbort);
   }
 }
 

@@ -1,8 +1,10 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BodyReader } from './body-reader.js';
+import { BodyQueue } from './body-queue.js';
+import { bodyText, type Exchange, type ExchangeGuard, exchange } from './exchange.js';
 import { createPool } from './pool.js';
 import { BodyTooLargeError, parseJsonOrUndefined, readBody } from './read-body.js';
 import { classifyTransportFailure } from './transport-failure.js';
@@ -66,47 +68,6 @@ describe('readBody', () => {
   });
 });
 
-/** Every read of `reader` to its end, as text. */
-async function readAll(reader: BodyReader): Promise<string> {
-  let text = '';
-  for (;;) {
-    const taken = reader.next();
-    const piece = taken instanceof Promise ? await taken : taken;
-    if (piece === null) return text;
-    text += piece.toString('utf8');
-  }
-}
-
-describe('BodyReader', () => {
-  it('hands over every piece of a body written in parts, then null at its end', async () => {
-    const url = await serve((_req, res) => {
-      res.write('one,');
-      setTimeout(() => res.end('two'), 30);
-    });
-    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
-    const reader = new BodyReader(response.body, 1000, () => new Error('silent'));
-    expect(await readAll(reader)).toBe('one,two');
-    reader.stop();
-  });
-
-  it('fails the wait with the silence error when no piece comes in time', async () => {
-    const url = await serve((_req, res) => res.write('first')); // then nothing
-    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
-    const silence = new Error('silent for 100 ms');
-    const reader = new BodyReader(response.body, 100, () => silence);
-    await expect(readAll(reader)).rejects.toBe(silence);
-    reader.stop();
-  });
-
-  it('fails a body whose connection is cut before its end', async () => {
-    const url = await serve(cutShort);
-    const response = await request(url, { dispatcher: createPool({ connections: 1 }) });
-    const reader = new BodyReader(response.body, 1000, () => new Error('silent'));
-    await expect(readAll(reader)).rejects.toBeInstanceOf(Error);
-    reader.stop();
-  });
-});
-
 describe('classifyTransportFailure', () => {
   it('calls a refused connection unreachable and names the code', async () => {
     const url = await serve((_req, res) => res.end());
@@ -131,5 +92,173 @@ describe('classifyTransportFailure', () => {
     );
     setTimeout(() => controller.abort(), 20);
     expect(classifyTransportFailure(await pending).kind).toBe('aborted');
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const silence = new Error('silent too long');
+const guard = (ms: number, signal?: AbortSignal): ExchangeGuard => ({ ms, timedOut: () => silence, signal });
+const get = (origin: string) => ({ origin, path: '/', method: 'GET' as const });
+
+/** A GET whose whole body is read as text under `guard`. */
+function text(origin: string, limits: ExchangeGuard, limit = 1024, tooLarge?: () => Error) {
+  return exchange(createPool({ connections: 1 }), get(origin), () => bodyText(limit, tooLarge ? { tooLarge } : {}), limits);
+}
+
+/** A GET whose body goes to a `BodyQueue` (resolved once the head is in). */
+function queued(origin: string, limits: ExchangeGuard, highWater?: number): Promise<BodyQueue> {
+  return new Promise((resolve, reject) => {
+    const call = exchange<void>(
+      createPool({ connections: 1 }),
+      get(origin),
+      (_head, ex: Exchange<void>) => {
+        const queue = new BodyQueue(ex, highWater);
+        resolve(queue);
+        return queue;
+      },
+      limits,
+    );
+    call.done.catch(reject);
+  });
+}
+
+/** Every piece of `queue` to its end, as text. */
+async function readAll(queue: BodyQueue): Promise<string> {
+  let all = '';
+  for (;;) {
+    const taken = queue.next();
+    const piece = taken instanceof Promise ? await taken : taken;
+    if (piece === null) return all;
+    all += piece.toString('utf8');
+  }
+}
+
+describe('an exchange under a guard', () => {
+  it('reads a body written in parts, each within the time-out', async () => {
+    const url = await serve(async (_req, res) => {
+      for (const part of ['a', 'b', 'c']) {
+        res.write(part);
+        await sleep(60);
+      }
+      res.end('d');
+    });
+    expect(await text(url, guard(300)).done).toBe('abcd');
+  });
+
+  it('fails with the time-out error when the head does not come in time', async () => {
+    const url = await serve(() => {}); // never answers
+    await expect(text(url, guard(100)).done).rejects.toBe(silence);
+  });
+
+  it('fails with the time-out error when the body stalls between chunks', async () => {
+    const url = await serve((_req, res) => res.write('{"partial":')); // never ends
+    await expect(text(url, guard(100)).done).rejects.toBe(silence);
+  });
+
+  it('fails with the sink’s error past its limit', async () => {
+    const url = await serve((_req, res) => res.end('x'.repeat(5000)));
+    const tooLarge = new Error('too large');
+    await expect(text(url, guard(1000), 1000, () => tooLarge).done).rejects.toBe(tooLarge);
+  });
+
+  it('fails with the signal’s reason when it fires, and leaves no listener on it', async () => {
+    const url = await serve((_req, res) => res.write('first')); // then nothing
+    const controller = new AbortController();
+    const call = text(url, guard(5000, controller.signal));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const gone = new Error('the client hung up');
+    setTimeout(() => controller.abort(gone), 50);
+    await expect(call.done).rejects.toBe(gone);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('does not start under a signal that has fired, and leaves no listener once read', async () => {
+    const url = await serve((_req, res) => res.end('ok'));
+    const aborted = AbortSignal.abort(new Error('gone already'));
+    await expect(text(url, guard(1000, aborted)).done).rejects.toThrow('gone already');
+    const signal = new AbortController().signal;
+    expect(await text(url, guard(1000, signal)).done).toBe('ok');
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('BodyQueue', () => {
+  it('hands over every piece of a body written in parts, then null at its end', async () => {
+    const url = await serve((_req, res) => {
+      res.write('one,');
+      setTimeout(() => res.end('two'), 30);
+    });
+    const queue = await queued(url, guard(1000));
+    expect(await readAll(queue)).toBe('one,two');
+    queue.stop();
+  });
+
+  it('fails the wait with the time-out error when no piece comes in time', async () => {
+    const url = await serve((_req, res) => res.write('first')); // then nothing
+    const queue = await queued(url, guard(100));
+    await expect(readAll(queue)).rejects.toBe(silence);
+  });
+
+  it('does not count the reader’s own slowness as silence', async () => {
+    const url = await serve((_req, res) => {
+      res.write('first,');
+      setTimeout(() => res.end('last'), 600);
+    });
+    const queue = await queued(url, guard(400));
+    await sleep(700); // not reading, past the time-out
+    expect(await readAll(queue)).toBe('first,last');
+  });
+
+  it('fails a body whose connection is cut before its end', async () => {
+    const url = await serve(cutShort);
+    const queue = await queued(url, guard(1000));
+    await expect(readAll(queue)).rejects.toBeInstanceOf(Error);
+  });
+
+  it('fails the wait with the signal’s reason when it fires', async () => {
+    const url = await serve((_req, res) => res.write('first')); // then nothing
+    const controller = new AbortController();
+    const queue = await queued(url, guard(5000, controller.signal));
+    const gone = new Error('the client hung up');
+    setTimeout(() => controller.abort(gone), 50);
+    await expect(readAll(queue)).rejects.toBe(gone);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('holds the server back while the reader does not take, then hands over everything in order', async () => {
+    const pieces = 2_000; // 8 MiB: far more than the sockets between the two can hold
+    const sent = { pieces: 0, blocked: false };
+    const url = await serve(async (_req, res) => {
+      for (let i = 0; i < pieces; i++) {
+        sent.pieces = i + 1;
+        if (!res.write(`${String(i).padStart(6, '0')}${'x'.repeat(4090)}`)) {
+          sent.blocked = true;
+          await new Promise((resolve) => res.once('drain', resolve));
+        }
+      }
+      res.end();
+    });
+    const queue = await queued(url, guard(500), 16 * 1024);
+    await sleep(800); // not reading, past the time-out too
+    expect(sent.blocked).toBe(true);
+    expect(sent.pieces).toBeLessThan(pieces);
+    const all = await readAll(queue);
+    expect(all).toHaveLength(pieces * 4096);
+    expect(all.slice(-4096, -4090)).toBe(String(pieces - 1).padStart(6, '0'));
+  });
+
+  it('closes the connection when the reader stops before the end', async () => {
+    let closed = false;
+    const url = await serve((_req, res) => {
+      res.write('first');
+      res.on('close', () => {
+        closed = true;
+      });
+    });
+    const queue = await queued(url, guard(1000));
+    const taken = queue.next();
+    expect(((taken instanceof Promise ? await taken : taken) as Buffer).toString()).toBe('first');
+    queue.stop();
+    await expect.poll(() => closed).toBe(true);
   });
 });

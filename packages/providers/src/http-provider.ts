@@ -1,10 +1,9 @@
-import type { Readable } from 'node:stream';
 import type { ProviderConfig } from '@switchboard/config';
-import { type DestroyableBody, SseDecoder, type SseEvent } from '@switchboard/http';
+import { type BodyQueue, SseDecoder, type SseEvent } from '@switchboard/http';
 import { type ChatCompletionRequest, upstreamError } from '@switchboard/protocol';
 import type { FormData } from 'undici';
 import type { CallContext, Provider, ProviderChunk, ProviderCompletion } from './provider.js';
-import { bodyReader, postForm, postJson, readText, streamError, transportError, type UpstreamTarget } from './upstream-http.js';
+import { postForJson, postFormForText, postForStream, streamError, type UpstreamTarget } from './upstream-http.js';
 import { type ProviderLog, UpstreamPool } from './upstream-pool.js';
 
 /** Who hears what a provider does: the pool's warnings, each retry (metrics). */
@@ -62,58 +61,37 @@ export abstract class HttpProvider implements Provider {
   }
 
   async stream(request: ChatCompletionRequest, upstreamModel: string, ctx: CallContext): Promise<AsyncIterable<ProviderChunk[]>> {
-    const response = await this.post(this.chatUrl(upstreamModel), this.requestBody(request, upstreamModel, true), ctx);
-    const contentType = String(response.headers['content-type'] ?? '');
-    if (!contentType.includes('text/event-stream')) {
-      // dump(), not destroy(): destroy() would leave an 'aborted' error event with no listener.
-      await response.body.dump().catch(() => {});
-      throw upstreamError(`Upstream '${this.name}' did not answer with an event stream.`, 'upstream_invalid_response');
-    }
-    return this.readStream(response.body, this.eventReader(request));
+    const body = await postForStream(
+      this.targetFor(ctx),
+      this.call(this.chatUrl(upstreamModel), this.requestBody(request, upstreamModel, true), ctx),
+    );
+    return this.readStream(body, this.eventReader(request));
   }
 
   /** POSTs `body` to `url` and reads the answer as JSON (502 when it is not). */
-  protected async postForJson(url: string, body: unknown, ctx: CallContext): Promise<unknown> {
-    const response = await this.post(url, body, ctx);
-    try {
-      return JSON.parse(await readText(this.target, response.body));
-    } catch (err) {
-      if (err instanceof SyntaxError) {
-        throw upstreamError(`Upstream '${this.name}' returned a body that is not JSON.`, 'upstream_invalid_response');
-      }
-      throw transportError(this.target, err);
-    }
+  protected postForJson(url: string, body: unknown, ctx: CallContext): Promise<unknown> {
+    return postForJson(this.targetFor(ctx), this.call(url, body, ctx));
   }
 
-  /** POSTs a multipart form (built anew for each attempt) and returns the 2xx response, as `post` does JSON. */
-  protected postMultipart(url: string, form: () => FormData, ctx: CallContext) {
-    return postForm(this.targetFor(ctx), { pool: this.pool, url, headers: this.headers, form, signal: ctx.signal });
-  }
-
-  /** Reads a 2xx answer's body as text (bounded, each chunk within the time-out). */
-  protected async readAnswer(body: DestroyableBody<Uint8Array>): Promise<string> {
-    try {
-      return await readText(this.target, body);
-    } catch (err) {
-      throw transportError(this.target, err);
-    }
+  /** POSTs a multipart form (built anew for each attempt) and reads the 2xx answer as text, as `postForJson` does JSON. */
+  protected postMultipart(url: string, form: () => FormData, ctx: CallContext): Promise<string> {
+    return postFormForText(this.targetFor(ctx), { pool: this.pool, url, headers: this.headers, form, signal: ctx.signal });
   }
 
   /**
    * The chunks of an SSE answer, those of each network read together, in one generator from the
    * body to the chunks (a generator per stage, or a yield per chunk, would cost every read and
-   * every event promise hops of their own). Each read is taken by a `BodyReader` (a promise only
-   * when it has to wait, under the silence timer). Reads on past the end event to the end of the
-   * body, so the connection goes back to the pool.
+   * every event promise hops of their own). Each read is taken from the `BodyQueue` undici's parser
+   * feeds (a promise only when it has to wait, under the silence watch). Reads on past the end
+   * event to the end of the body, so the connection goes back to the pool.
    */
-  private async *readStream(body: Readable, read: EventReader): AsyncGenerator<ProviderChunk[]> {
-    const reader = bodyReader(this.target, body);
+  private async *readStream(body: BodyQueue, read: EventReader): AsyncGenerator<ProviderChunk[]> {
     const decoder = new SseDecoder();
     let done = false;
     let ended = false;
     try {
       while (!ended) {
-        const taken = reader.next();
+        const taken = body.next();
         const piece = taken instanceof Promise ? await taken : taken;
         ended = piece === null;
         const chunks: ProviderChunk[] = [];
@@ -136,14 +114,13 @@ export abstract class HttpProvider implements Provider {
     } catch (err) {
       throw streamError(this.target, err);
     } finally {
-      reader.stop();
-      if (!ended || !done) body.destroy(); // stopped early, or an answer without its end: the connection is not reused
+      body.stop(); // stopped early: the connection is closed, not reused
     }
     if (!done) throw upstreamError(`Upstream '${this.name}' ended the stream before it was complete.`, 'upstream_stream_broken');
   }
 
-  private post(url: string, body: unknown, ctx: CallContext) {
-    return postJson(this.targetFor(ctx), { pool: this.pool, url, headers: this.headers, body, signal: ctx.signal });
+  private call(url: string, body: unknown, ctx: CallContext) {
+    return { pool: this.pool, url, headers: this.headers, body, signal: ctx.signal };
   }
 
   /** This call's target: fewer retries when the gateway has another deployment to try. */

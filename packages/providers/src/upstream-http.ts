@@ -1,13 +1,13 @@
-import type { Readable } from 'node:stream';
 import {
-  BodyReader,
-  BodyTooLargeError,
+  type AnswerHead,
+  BodyQueue,
+  type BodySink,
+  bodyText,
   classifyTransportFailure,
-  Deadline,
-  type DestroyableBody,
+  type Exchange,
+  exchange,
   firstHeader,
   isAbort,
-  readBody,
 } from '@switchboard/http';
 import {
   AppError,
@@ -52,105 +52,185 @@ export interface PostJsonOptions extends PostOptions {
   body: unknown;
 }
 
+/** The most of a 2xx answer read as text; past it the call fails (an answer must never exhaust memory). */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** The most of a refusal's (non-2xx) body read for its message; past it the message goes without. */
+const MAX_REFUSAL_BYTES = 64 * 1024;
+/** The most of a 2xx answer that is not an event stream read before its connection is closed (undici's `dump()`'s). */
+const MAX_DUMPED_BYTES = 128 * 1024;
+
 /**
- * POSTs JSON and returns the response once a 2xx status and headers are in; otherwise throws.
- * Connection errors, 408, 429 and 5xx are retried up to `maxRetries` times — always before any
- * byte has reached the client, since nothing is returned until the upstream said yes.
+ * POSTs JSON and reads the 2xx answer as JSON (502 `upstream_invalid_response` when it is not).
+ * Each attempt is one `exchange` on the pool's agent (see `send`), the answer read straight from
+ * undici's parser into text: no Readable, no AbortSignal of its own.
  */
-export function postJson(target: UpstreamTarget, options: PostJsonOptions): Promise<Dispatcher.ResponseData> {
+export async function postForJson(target: UpstreamTarget, options: PostJsonOptions): Promise<unknown> {
   const body = JSON.stringify(options.body);
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers };
-  return post(target, { ...options, headers }, () => body);
+  const text = await answerText(
+    target,
+    await send(target, { ...options, headers: jsonHeaders(options.headers) }, () => body, textSink),
+  );
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw upstreamError(`Upstream '${target.name}' returned a body that is not JSON.`, 'upstream_invalid_response');
+  }
 }
 
 /**
- * POSTs multipart/form-data (undici streams it, the boundary in its Content-Type), as `postJson`
- * does JSON: same retries and errors. `form` is called once per attempt, since a sent body is spent;
- * its file parts should be Blobs that can be read again (`fs.openAsBlob`: from disk each time).
+ * POSTs multipart/form-data (undici streams it, the boundary in its Content-Type) and reads the
+ * 2xx answer as text, with `postForJson`'s retries, time-outs and errors. `form` is called once
+ * per attempt, since a sent body is spent; its file parts should be Blobs that can be read again
+ * (`fs.openAsBlob`: from disk each time).
  */
-export function postForm(
-  target: UpstreamTarget,
-  options: PostOptions & { form: () => FormData },
-): Promise<Dispatcher.ResponseData> {
+export async function postFormForText(target: UpstreamTarget, options: PostOptions & { form: () => FormData }): Promise<string> {
   const headers = { accept: 'application/json, text/plain', ...options.headers };
-  return post(target, { ...options, headers }, options.form);
+  return answerText(target, await send(target, { ...options, headers }, options.form, textSink));
 }
 
-async function post(
+/** A 2xx answer's body as text, at most MAX_ANSWER_BYTES. */
+const textSink = () =>
+  bodyText(MAX_ANSWER_BYTES, {
+    tooLarge: () => upstreamError('The upstream response is too large.', 'upstream_invalid_response'),
+  });
+
+/** The text `textSink` read (not async: the caller's await is the one wait); a failure reading it mapped as `transportError` does. */
+function answerText(target: UpstreamTarget, exchange: Exchange<unknown>): Promise<string> {
+  return (exchange.done as Promise<string>).catch((err: unknown) => {
+    throw transportError(target, err);
+  });
+}
+
+const jsonHeaders = (headers: Record<string, string>) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  ...headers,
+});
+
+/**
+ * POSTs JSON asking for an event stream, and returns its body as a `BodyQueue` once a 2xx status
+ * and `text/event-stream` headers are in (any other 2xx: 502 `upstream_invalid_response`). The
+ * queue's reader must read it to its end, or `stop()` it.
+ */
+export async function postForStream(target: UpstreamTarget, options: PostJsonOptions): Promise<BodyQueue> {
+  let queue = undefined as BodyQueue | undefined; // set by the callback
+  const body = JSON.stringify(options.body);
+  const json = { ...options, headers: jsonHeaders(options.headers) };
+  const exchange = await send(
+    target,
+    json,
+    () => body,
+    (head, exchange): BodySink<unknown> => {
+      if (String(head.headers['content-type'] ?? '').includes('text/event-stream')) {
+        queue = new BodyQueue(exchange);
+        return queue;
+      }
+      queue = undefined;
+      let size = 0;
+      return {
+        data: (chunk) => {
+          size += chunk.length;
+          return size > MAX_DUMPED_BYTES;
+        },
+        end: () => undefined,
+      };
+    },
+  );
+  if (queue) return queue;
+  await exchange.done.catch(() => {}); // read (or cut) before the answer is refused: the connection stays usable
+  throw upstreamError(`Upstream '${target.name}' did not answer with an event stream.`, 'upstream_invalid_response');
+}
+
+/** One attempt's answer: a 2xx being read into the sink `accept` chose, or a refusal and its text. */
+type Outcome = { exchange: Exchange<unknown> } | { refused: AnswerHead; text: string };
+
+/**
+ * POSTs `body()` (called once per attempt) and resolves once a 2xx status and headers are in, the body going
+ * to `accept`'s sink; otherwise throws. Connection errors, 408, 429 and 5xx are retried up to
+ * `maxRetries` times — always before any byte has reached the client, since nothing is returned
+ * until the upstream said yes. Each attempt's `exchange` carries the guard: `timeoutMs` for the
+ * head and for each chunk while the body is waited for (one timer, no AbortController), and the
+ * client's signal (one 'abort' listener, removed once the exchange is settled); undici's
+ * `headersTimeout`/`bodyTimeout` stay as backstops.
+ */
+async function send(
   target: UpstreamTarget,
   options: PostOptions,
   body: () => string | FormData,
-): Promise<Dispatcher.ResponseData> {
-  const { headers } = options;
+  accept: (head: AnswerHead, exchange: Exchange<unknown>) => BodySink<unknown>,
+): Promise<Exchange<unknown>> {
+  const address = options.pool.address(options.url);
   for (let attempt = 0; ; attempt++) {
     const retriesLeft = attempt < target.maxRetries;
-    let response: Dispatcher.ResponseData;
-    const deadline = new Deadline(target.timeoutMs, options.signal);
+    const request: Dispatcher.DispatchOptions = {
+      origin: address.origin,
+      path: address.path,
+      method: 'POST',
+      headers: options.headers,
+      body: body(),
+      headersTimeout: target.timeoutMs,
+      bodyTimeout: target.timeoutMs,
+    };
+    let outcome: Outcome;
     try {
-      response = await options.pool.agent.request({
-        ...options.pool.address(options.url),
-        method: 'POST',
-        headers,
-        body: body(),
-        signal: deadline.signal,
-        // Backstops only: the deadline above and the body's IdleTimer fire on time, these do not.
-        headersTimeout: target.timeoutMs,
-        bodyTimeout: target.timeoutMs,
-      });
+      outcome = await sendOnce(target, options, request, accept);
     } catch (err) {
-      deadline.release();
-      const error = deadline.expired && !options.signal.aborted ? timedOut(target) : transportError(target, err);
+      const error = transportError(target, err);
       const retryable = error instanceof AppError && error.code === 'upstream_unreachable';
       const delay = retryable && retriesLeft ? retryDelayMs(attempt, undefined) : null;
       if (delay === null) throw error;
       await sleep(delay, options.signal);
       target.onRetry?.();
       continue;
-    } finally {
-      deadline.clear();
     }
-    if (response.statusCode >= 200 && response.statusCode < 300) {
-      response.body.once('close', () => deadline.release()); // read to its end, failed or cancelled
-      return response;
-    }
-    const text = await readText(target, response.body, 64 * 1024).catch(() => '');
-    deadline.release();
-    const retryAfter = firstHeader(response.headers, 'retry-after');
-    const delay = isRetryableStatus(response.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
+    if ('exchange' in outcome) return outcome.exchange;
+    const { refused, text } = outcome;
+    const retryAfter = firstHeader(refused.headers, 'retry-after');
+    const delay = isRetryableStatus(refused.statusCode) && retriesLeft ? retryDelayMs(attempt, retryAfter) : null;
     if (delay === null)
-      throw (
-        target.mapError?.(response.statusCode, text, retryAfter) ?? statusError(target, response.statusCode, text, retryAfter)
-      );
+      throw target.mapError?.(refused.statusCode, text, retryAfter) ?? statusError(target, refused.statusCode, text, retryAfter);
     await sleep(delay, options.signal);
     target.onRetry?.();
   }
 }
 
-/**
- * A streamed response body, read a network read at a time under the silence watch: each chunk must
- * arrive within `timeoutMs`, else the body fails with a 504 `upstream_timeout` (an `AppError`, so no
- * caller mistakes it for a client's abort).
- */
-export function bodyReader(target: UpstreamTarget, body: Readable): BodyReader {
-  return new BodyReader(body, target.timeoutMs, () => timedOut(target));
+/** One attempt: a failure before the head rejects (for `send` to map and maybe retry); a refusal's text is '' when it could not be read. */
+function sendOnce(
+  target: UpstreamTarget,
+  options: PostOptions,
+  request: Dispatcher.DispatchOptions,
+  accept: (head: AnswerHead, exchange: Exchange<unknown>) => BodySink<unknown>,
+): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    let refused: AnswerHead | undefined;
+    let answered = false;
+    const read = (head: AnswerHead, exchange: Exchange<unknown>): BodySink<unknown> => {
+      if (head.statusCode >= 200 && head.statusCode < 300) {
+        const sink = accept(head, exchange); // a throw fails the exchange before the head counts as answered
+        answered = true;
+        resolve({ exchange });
+        return sink;
+      }
+      answered = true;
+      refused = head;
+      return bodyText(MAX_REFUSAL_BYTES);
+    };
+    const guard = { ms: target.timeoutMs, timedOut: () => timedOut(target), signal: options.signal };
+    exchange(options.pool.agent, request, read, guard).done.then(
+      (text) => {
+        if (refused) resolve({ refused, text: text as string });
+      },
+      (err: unknown) => {
+        if (refused) resolve({ refused, text: '' });
+        else if (!answered) reject(err);
+        // else: a 2xx body's failure, the reader's to hear on `exchange.done`
+      },
+    );
+  });
 }
 
 function timedOut(target: UpstreamTarget) {
   return upstreamTimeout(`Upstream '${target.name}' did not answer within ${target.timeoutMs} ms.`);
-}
-
-/** Reads a body as text, at most `limit` bytes (error bodies must not exhaust memory). */
-export async function readText(
-  target: UpstreamTarget,
-  body: DestroyableBody<Uint8Array>,
-  limit = 32 * 1024 * 1024,
-): Promise<string> {
-  try {
-    return await readBody(body, limit, { idle: { ms: target.timeoutMs, onSilence: () => timedOut(target) } });
-  } catch (err) {
-    if (err instanceof BodyTooLargeError) throw upstreamError('The upstream response is too large.', 'upstream_invalid_response');
-    throw err;
-  }
 }
 
 /** Turns a failure while sending or reading into a 502/504 (or passes an abort through). */

@@ -6,7 +6,7 @@ export interface ProviderLog {
   warn(message: string, meta: Record<string, unknown>): unknown;
 }
 
-/** Where a request goes: what undici's `Dispatcher.request` takes in place of a URL. */
+/** Where a request goes: what undici's `dispatch` takes in place of a URL. */
 export interface UpstreamAddress {
   origin: string;
   /** Path and query. */

@@ -58,7 +58,7 @@ export class OpenAIProvider extends HttpProvider {
   /** The audio forwarded as multipart to `{baseUrl}/audio/transcriptions`, the file streamed from its Blob. */
   async transcribe(input: TranscriptionInput, upstreamModel: string, ctx: CallContext): Promise<ProviderTranscription> {
     const url = openaiUrl(this.config, 'audio/transcriptions');
-    const response = await this.postMultipart(url, () => toUpstreamForm(input, upstreamModel), ctx);
-    return fromUpstreamTranscription(this.name, input.fields.response_format, await this.readAnswer(response.body));
+    const text = await this.postMultipart(url, () => toUpstreamForm(input, upstreamModel), ctx);
+    return fromUpstreamTranscription(this.name, input.fields.response_format, text);
   }
 }
