@@ -24,15 +24,24 @@ export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: Exc
  * The user's turn answered by `answer` (the whole reply, or the live one), or refused: a file the
  * bot cannot use, or images the model rejected (`cannotSee`), is a polite refusal recorded instead.
  */
-export async function answerTurn(
+export function answerTurn(
   deps: WorkerDeps,
   job: MessageJob,
   signal: AbortSignal,
   answer: (turn: ModelTurn) => Promise<Reply>,
 ): Promise<Reply> {
-  // A message without files is its text: answered as it is (no images the model could refuse).
+  // A message without files is its text: answered as it is (no images the model could refuse),
+  // its promise handed on (not async: an async function returning a promise costs ticks of its own).
   const text = textTurn(job);
-  if (text) return answer(text);
+  return text ? answer(text) : answerFiles(deps, job, signal, answer);
+}
+
+async function answerFiles(
+  deps: WorkerDeps,
+  job: MessageJob,
+  signal: AbortSignal,
+  answer: (turn: ModelTurn) => Promise<Reply>,
+): Promise<Reply> {
   const turn = await userTurn(deps, job, signal);
   if ('refused' in turn) return refusedReply(deps, job, turn);
   return answer(turn).catch((err) => refusedReply(deps, job, cannotSee(deps, job, turn.content, err)));

@@ -47,7 +47,8 @@ export async function answerLive(
   }
 }
 
-async function streamReply(
+/** Not async: it hands on answerTurn's promise (an async function returning one costs ticks of its own). */
+function streamReply(
   deps: WorkerDeps,
   job: MessageJob,
   live: LiveReply,

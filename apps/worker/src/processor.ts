@@ -80,7 +80,8 @@ export function createProcessor(deps: WorkerDeps) {
         : await answerWhole(deps, message, earlier, abort);
       await hub.order.release(message.conversation, message.jobId, finalFields(parts), released(message));
       deps.channelStats.recordOutbound(message.hook.name);
-      await reportOutcome(deps, message, { delivered: true });
+      const reported = reportOutcome(deps, message, { delivered: true });
+      if (reported) await reported;
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
       if (err instanceof AwaitingApproval && !abort.aborted) {
