@@ -3,9 +3,9 @@ import { type ChatMessage, unixSeconds } from '@switchboard/protocol';
 import type { WorkerDeps } from './deps.js';
 import { hookCall } from './hook-call.js';
 import { type RefusedTurn, refusalText } from './media/refusal-text.js';
-import { cannotSee, type ModelTurn, userTurn } from './media/user-turn.js';
+import { cannotSee, type ModelTurn, textTurn, userTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
-import { answerWithTools, recordToolAnswer } from './tool-loop.js';
+import { answerWithTools, offersTools, recordToolAnswer } from './tool-loop.js';
 
 /**
  * The reply to a message, generated at most once per job: a reply recorded by an earlier run is
@@ -13,16 +13,30 @@ import { answerWithTools, recordToolAnswer } from './tool-loop.js';
  * before any of it is delivered.
  */
 export async function answerOnce(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState, signal: AbortSignal): Promise<Reply> {
-  const recorded = (await recordedReply(deps, job, earlier)) ?? (await fixedReply(deps, job));
-  if (recorded) return recorded;
-  return answerTurn(deps, job, signal, (turn) => modelReply(deps, job, turn, signal));
+  return (
+    recordedReply(deps, job, earlier) ??
+    fixedReply(deps, job) ??
+    answerTurn(deps, job, signal, (turn) => modelReply(deps, job, turn, signal))
+  );
 }
 
 /**
  * The user's turn answered by `answer` (the whole reply, or the live one), or refused: a file the
  * bot cannot use, or images the model rejected (`cannotSee`), is a polite refusal recorded instead.
  */
-export async function answerTurn(
+export function answerTurn(
+  deps: WorkerDeps,
+  job: MessageJob,
+  signal: AbortSignal,
+  answer: (turn: ModelTurn) => Promise<Reply>,
+): Promise<Reply> {
+  // A message without files is its text: answered as it is (no images the model could refuse),
+  // its promise handed on (not async: an async function returning a promise costs ticks of its own).
+  const text = textTurn(job);
+  return text ? answer(text) : answerFiles(deps, job, signal, answer);
+}
+
+async function answerFiles(
   deps: WorkerDeps,
   job: MessageJob,
   signal: AbortSignal,
@@ -35,8 +49,8 @@ export async function answerTurn(
 
 /** The model's reply to the turn (through the tool loop when the hook has tools), recorded with the exchange. */
 async function modelReply(deps: WorkerDeps, job: MessageJob, turn: ModelTurn, signal: AbortSignal) {
-  const messages = await promptFor(deps, job, turn.content);
-  const withTools = await answerWithTools(deps, job, messages, signal);
+  const messages = promptFor(job, await deps.hub.exchange.history(job.conversation), turn.content);
+  const withTools = offersTools(deps, job) ? await answerWithTools(deps, job, messages, signal) : null;
   if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);
   const metered = await deps.meter.open(hookCall(job, messages));
   const call = { signal, requestId: job.jobId, onUsage: metered.onUsage };
@@ -54,8 +68,11 @@ export async function refusedReply(deps: WorkerDeps, job: MessageJob, turn: Refu
   return deps.hub.exchange.record(job.jobId, job.conversation, job.queued.message.text, refusal, { remember: false });
 }
 
-/** The reply an earlier run recorded (a job of an older release kept it in its data), if any. */
-export async function recordedReply(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState): Promise<Reply | null> {
+/**
+ * The reply an earlier run recorded (a job of an older release kept it in its data), if any; null
+ * at once when there is none (a first run: no promise, no turn of the event loop).
+ */
+export function recordedReply(deps: WorkerDeps, job: MessageJob, earlier: ExchangeState): Reply | Promise<Reply> | null {
   if (earlier.reply) return earlier.reply;
   const legacy = job.legacy;
   if (!legacy?.reply) return null;
@@ -69,9 +86,10 @@ export const FIXED_REPLY_MODEL = 'switchboard';
 
 /**
  * A message's fixed reply (`say`, and `reset`'s confirmation), recorded like a model's — once,
- * so a retry delivers the same text — but kept out of memory; null for a message the model answers.
+ * so a retry delivers the same text — but kept out of memory; null (at once) for a message the
+ * model answers.
  */
-export async function fixedReply(deps: WorkerDeps, job: MessageJob): Promise<Reply | null> {
+export function fixedReply(deps: WorkerDeps, job: MessageJob): Promise<Reply> | null {
   const { action, reply, text } = job.queued.message;
   if (action === 'chat' || reply === undefined) return null;
   const fixed = { text: reply, model: FIXED_REPLY_MODEL, created: unixSeconds() };
@@ -79,8 +97,7 @@ export async function fixedReply(deps: WorkerDeps, job: MessageJob): Promise<Rep
 }
 
 /** What the model is sent: the hook's system prompt, the conversation's memory, the message (its images as parts). */
-export async function promptFor(deps: WorkerDeps, job: MessageJob, content: ChatMessage['content']): Promise<ChatMessage[]> {
-  const history = await deps.hub.exchange.history(job.conversation);
+export function promptFor(job: MessageJob, history: readonly ChatMessage[], content: ChatMessage['content']): ChatMessage[] {
   const { system } = job.hook.config;
   return [...(system ? [{ role: 'system' as const, content: system }] : []), ...history, { role: 'user', content }];
 }

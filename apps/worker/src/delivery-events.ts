@@ -15,17 +15,19 @@ function destinationOf(deps: WorkerDeps, hook: string): EventsDestination | unde
   return deps.hooks.get(hook)?.config.events ?? deps.settings.config.events;
 }
 
+type Outcome = { delivered: true } | { delivered: false; error: string };
+
 /**
  * Queues `message.delivered` or `message.failed` once a message's outcome is final, when its hook
  * has an events destination. It never fails or holds up the reply: the reply is already out (or
  * failed for good), and a Redis that does not answer within a moment costs the event, not the job.
+ * Null at once (nothing to wait for) when the hook has no destination.
  */
-export async function reportOutcome(
-  deps: WorkerDeps,
-  message: MessageJob,
-  outcome: { delivered: true } | { delivered: false; error: string },
-): Promise<void> {
-  if (!destinationOf(deps, message.hook.name)) return;
+export function reportOutcome(deps: WorkerDeps, message: MessageJob, outcome: Outcome): Promise<void> | null {
+  return destinationOf(deps, message.hook.name) ? queueOutcome(deps, message, outcome) : null;
+}
+
+async function queueOutcome(deps: WorkerDeps, message: MessageJob, outcome: Outcome): Promise<void> {
   const via = message.queued.message.deliverVia;
   const event: DeliveryEvent = {
     type: outcome.delivered ? 'message.delivered' : 'message.failed',

@@ -8,7 +8,7 @@ import { hookCall } from './hook-call.js';
 import type { ModelTurn } from './media/user-turn.js';
 import type { MessageJob } from './message-job.js';
 import { PacedUpdates } from './paced-updates.js';
-import { answerWithTools, recordToolAnswer } from './tool-loop.js';
+import { answerWithTools, offersTools, recordToolAnswer } from './tool-loop.js';
 
 /**
  * A message answered live: the platform shows the model thinking, then the reply as it streams
@@ -40,17 +40,15 @@ export async function answerLive(
     log,
   });
   try {
-    const reply =
-      (await recordedReply(deps, job, earlier)) ??
-      (await fixedReply(deps, job)) ??
-      (await streamReply(deps, job, live, signal, log));
+    const reply = await (recordedReply(deps, job, earlier) ?? fixedReply(deps, job) ?? streamReply(deps, job, live, signal, log));
     return { reply, parts: await live.finish(reply) };
   } finally {
     live.close();
   }
 }
 
-async function streamReply(
+/** Not async: it hands on answerTurn's promise (an async function returning one costs ticks of its own). */
+function streamReply(
   deps: WorkerDeps,
   job: MessageJob,
   live: LiveReply,
@@ -69,12 +67,16 @@ async function streamModelReply(
   signal: AbortSignal,
   log: (message: string, meta?: Record<string, unknown>) => void,
 ): Promise<Reply> {
-  const messages = await promptFor(deps, job, turn.content);
+  const messages = promptFor(job, await deps.hub.exchange.history(job.conversation), turn.content);
   // With tools each step is one whole model call (the platform shows which tool is in use); the
   // reply is put in place once complete.
-  const withTools = await answerWithTools(deps, job, messages, signal, (tool) => live.thinking(tool));
+  const withTools = offersTools(deps, job)
+    ? await answerWithTools(deps, job, messages, signal, (tool) => live.thinking(tool))
+    : null;
   if (withTools) return recordToolAnswer(deps, job, withTools, turn.memo);
-  const metered = await deps.meter.open(hookCall(job, messages));
+  // Opened at once when no budget applies: awaited only when it is a promise (a reservation).
+  const opened = deps.meter.open(hookCall(job, messages));
+  const metered = opened instanceof Promise ? await opened : opened;
   try {
     return await streamWith(
       deps,
@@ -116,7 +118,8 @@ async function streamWith(
       }
     }
   } finally {
-    await updates.stop();
+    const inFlight = updates.stop();
+    if (inFlight) await inFlight;
   }
   const reply = { text, model: stream.model, created: unixSeconds() };
   return deps.hub.exchange.record(job.jobId, job.conversation, memo, reply);

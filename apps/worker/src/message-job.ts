@@ -51,13 +51,17 @@ export function readMessageJob(job: Job, hooks: Map<string, Hook<HookConfig>>): 
   };
 }
 
+/** Whether an earlier run (or an older release, in the job's data) may have done part of the job. */
+export function ranBefore(message: MessageJob): boolean {
+  return message.job.attemptsStarted > 1 || message.legacy !== null;
+}
+
 /**
  * What earlier runs of the job got done. Only a job that ran before can have done anything, so a
  * first run reads nothing; a job of an older release adds what its data says.
  */
 export async function earlierProgress(hub: Hub, message: MessageJob): Promise<ExchangeState> {
-  const ranBefore = message.job.attemptsStarted > 1 || message.legacy !== null;
-  const state = ranBefore ? await hub.exchange.state(message.jobId) : FRESH_EXCHANGE;
+  const state = ranBefore(message) ? await hub.exchange.state(message.jobId) : FRESH_EXCHANGE;
   if (!message.legacy) return state;
   return { ...state, delivered: Math.max(state.delivered, message.legacy.delivered) };
 }

@@ -24,12 +24,12 @@ export class PacedUpdates {
     this.#schedule();
   }
 
-  /** No more updates; resolves once the one in flight (if any) is over. */
-  async stop(): Promise<void> {
+  /** No more updates; the one in flight, if any, to wait for (null: none). */
+  stop(): Promise<void> | null {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#inFlight;
+    return this.#inFlight;
   }
 
   #schedule(): void {
@@ -44,16 +44,24 @@ export class PacedUpdates {
     }
     const text = this.#latest;
     this.#lastStart = Date.now();
-    this.#inFlight = this.update(text)
-      .then(
-        () => {
-          this.#shown = text;
-        },
-        (err: unknown) => this.onError(err),
-      )
-      .finally(() => {
-        this.#inFlight = null;
-        this.#schedule();
-      });
+    // One reaction for either outcome: the next update is scheduled once this one is over.
+    this.#inFlight = this.update(text).then(
+      () => {
+        this.#shown = text;
+        this.#over();
+      },
+      (err: unknown) => {
+        try {
+          this.onError(err);
+        } finally {
+          this.#over();
+        }
+      },
+    );
+  }
+
+  #over(): void {
+    this.#inFlight = null;
+    this.#schedule();
   }
 }

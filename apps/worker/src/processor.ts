@@ -1,5 +1,13 @@
 import { DeliveryError, routeDelivery } from '@switchboard/channels';
-import { type ExchangeState, finalFields, isLastAttempt, JOB_FIELDS, type JobResult, type Reply } from '@switchboard/hub';
+import {
+  type ExchangeState,
+  FRESH_EXCHANGE,
+  finalFields,
+  isLastAttempt,
+  JOB_FIELDS,
+  type JobResult,
+  type Reply,
+} from '@switchboard/hub';
 import { AppError } from '@switchboard/protocol';
 import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import { answerOnce } from './answer.js';
@@ -7,7 +15,7 @@ import { deliverRest } from './deliver.js';
 import { reportOutcome } from './delivery-events.js';
 import type { WorkerDeps } from './deps.js';
 import { answerLive } from './live-answer.js';
-import { earlierProgress, type MessageJob, NewerReleaseJob, readMessageJob } from './message-job.js';
+import { earlierProgress, type MessageJob, NewerReleaseJob, ranBefore, readMessageJob } from './message-job.js';
 import { AwaitingApproval } from './tool-loop.js';
 
 /** How long a job released on shutdown waits before another worker may take it. */
@@ -28,14 +36,20 @@ const NEWER_RELEASE_DELAY_MS = 30_000;
 export function createProcessor(deps: WorkerDeps) {
   // Three parameters: BullMQ passes the abort signal only to processors that declare it.
   return async (job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<JobResult> => {
-    const message = await readOrLeave(deps, job, token);
+    let message: MessageJob;
+    try {
+      message = readMessageJob(job, deps.hooks);
+    } catch (err) {
+      throw await leftInQueue(deps, job, token, err);
+    }
     const abort = signal ?? new AbortController().signal;
     const { hub } = deps;
     // A run after the first may be a parked message woken early, or a retried one behind others.
     if (message.queued.waits || job.attemptsStarted > 1) {
       await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
     }
-    let earlier = await earlierProgress(hub, message);
+    // A first run has done nothing before: nothing to read (and no await).
+    let earlier = ranBefore(message) ? await earlierProgress(hub, message) : FRESH_EXCHANGE;
     if (earlier.retried && (await hub.order.rejoin(message.conversation, message.jobId))) {
       // An operator's retry of a job that failed for good: back into its line, then a turn as any.
       await hub.order.takeTurn(job, token, message.conversation, message.queued.receivedAt);
@@ -66,7 +80,8 @@ export function createProcessor(deps: WorkerDeps) {
         : await answerWhole(deps, message, earlier, abort);
       await hub.order.release(message.conversation, message.jobId, finalFields(parts), released(message));
       deps.channelStats.recordOutbound(message.hook.name);
-      await reportOutcome(deps, message, { delivered: true });
+      const reported = reportOutcome(deps, message, { delivered: true });
+      if (reported) await reported;
       return { reply: reply.text, model: reply.model, parts };
     } catch (err) {
       if (err instanceof AwaitingApproval && !abort.aborted) {
@@ -85,22 +100,18 @@ function released(message: MessageJob): { deduped: boolean } {
 }
 
 /**
- * The job as this release reads it. A newer release's job is parked for a newer worker (BullMQ's
- * DelayedError: no attempt is spent), so a rolling upgrade that starts with the API processes loses
- * nothing; the rest that cannot be read fail for good.
+ * What to throw for a job this release could not read. A newer release's job is parked for a newer
+ * worker (BullMQ's DelayedError: no attempt is spent), so a rolling upgrade that starts with the API
+ * processes loses nothing; the rest that cannot be read fail for good (the error as it is).
  */
-async function readOrLeave(deps: WorkerDeps, job: Job, token: string | undefined): Promise<MessageJob> {
-  try {
-    return readMessageJob(job, deps.hooks);
-  } catch (err) {
-    if (!(err instanceof NewerReleaseJob)) throw err;
-    deps.logger.warn('a newer release queued this job: left in the queue for a newer worker', {
-      jobId: job.id,
-      version: err.version,
-    });
-    await job.moveToDelayed(Date.now() + NEWER_RELEASE_DELAY_MS, token);
-    throw new DelayedError();
-  }
+async function leftInQueue(deps: WorkerDeps, job: Job, token: string | undefined, err: unknown): Promise<unknown> {
+  if (!(err instanceof NewerReleaseJob)) return err;
+  deps.logger.warn('a newer release queued this job: left in the queue for a newer worker', {
+    jobId: job.id,
+    version: err.version,
+  });
+  await job.moveToDelayed(Date.now() + NEWER_RELEASE_DELAY_MS, token);
+  return new DelayedError();
 }
 
 /** A reply answered whole, then delivered piece by piece (hooks that do not stream). */

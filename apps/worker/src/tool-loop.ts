@@ -33,6 +33,11 @@ export function recordToolAnswer(deps: WorkerDeps, job: MessageJob, answer: Tool
 const MEMORY_ARGS_CHARS = 200;
 const MEMORY_RESULT_CHARS = 500;
 
+/** Whether the hook's model may be offered tools here (a grant, and MCP servers configured): else `answerWithTools` has nothing to do. */
+export function offersTools(deps: WorkerDeps, job: MessageJob): boolean {
+  return deps.tools !== undefined && job.hook.config.tools.length > 0;
+}
+
 /**
  * The tool loop of one message: the model is offered the tools the hook grants; each call it asks
  * for runs (a tool not granted is refused to it, never run) and its result goes back to it, until

@@ -13,7 +13,7 @@ import {
 import type { CredentialCheck } from './credential-check.js';
 import type { ChannelDefinition, DeliveryMeta, HttpAnswer, Inbound, InboundRequest } from './definition.js';
 import { DeliveryClient } from './http.js';
-import type { LiveJob, LiveReply } from './live/live-reply.js';
+import type { FinalReply, LiveContext, LiveJob, LiveReply } from './live/live-reply.js';
 import { type Polite, politeFor, politely, type SendGate } from './live/send-gate.js';
 import { splitMarkdown } from './live/split-markdown.js';
 import type { MediaLocation } from './media/media-location.js';
@@ -113,21 +113,37 @@ export function createHook<Config extends ChannelConfig>(name: string, config: C
     split,
     deliver,
     authorizeJobRead: authorize ? (headers) => authorize(headers, config) : undefined,
+    // Every field written out (no spread of `job`): one object shape for every message's context,
+    // and the compiler names any field of LiveContext left out.
     openLive: live
       ? (job) =>
           live.open({
-            ...job,
+            message: job.message,
+            jobId: job.jobId,
+            receivedAt: job.receivedAt,
+            earlier: job.earlier,
+            delivered: job.delivered,
+            rerun: job.rerun,
+            save: job.save,
+            feed: job.feed,
+            signal: job.signal,
+            log: job.log,
             hook: name,
             config,
             http: sends,
             split,
             polite: polite(job.message, job.signal),
-            deliver: (text, index, reply) =>
+            deliver: (text: string, index: number, reply: FinalReply) =>
               channel.deliver(
-                { message: job.message, text, index, meta: { jobId: job.jobId, hook: name, ...reply } },
+                {
+                  message: job.message,
+                  text,
+                  index,
+                  meta: { jobId: job.jobId, hook: name, model: reply.model, created: reply.created },
+                },
                 { hook: name, config, http: sends },
               ),
-          })
+          } satisfies Record<keyof LiveContext<Config>, unknown>)
       : undefined,
     streamIntervalMs: 'streamIntervalMs' in config ? config.streamIntervalMs : 1000,
     checkCredentials: check ? () => check({ hook: name, config, http }) : undefined,

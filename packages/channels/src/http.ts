@@ -52,6 +52,9 @@ export interface JsonReply {
 export class DeliveryClient {
   readonly #pool: { agent: Agent; closing?: Promise<void> };
   readonly #onCall: ((status: number | null) => void) | undefined;
+  /** The last URL sent to and where it is dispatched (a hook posts to the same URL again and again). */
+  #lastUrl = '';
+  #lastTarget: DispatchTarget | null = null;
 
   constructor(onCall?: (status: number | null) => void, pool?: { agent: Agent; closing?: Promise<void> }) {
     this.#pool = pool ?? { agent: createPool({ connections: 64, connectTimeoutMs: DELIVERY_TIMEOUT_MS }) };
@@ -69,7 +72,8 @@ export class DeliveryClient {
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     if (call.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     // Lowercased so a caller's `Content-Type` replaces ours instead of being sent twice.
-    for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
+    const extra = call.headers;
+    if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
     const body = call.form
       ? new URLSearchParams(call.form).toString()
       : call.body === undefined
@@ -77,13 +81,22 @@ export class DeliveryClient {
         : JSON.stringify(call.body);
     let answer: Omit<JsonReply, 'json'>;
     try {
-      answer = await send(this.#pool.agent, { url: call.url, method: call.method, headers, body });
+      answer = await send(this.#pool.agent, { url: call.url, method: call.method, headers, body }, this.#target(call.url));
     } catch (err) {
       this.#onCall?.(null);
       throw transportFailure(call.label, err);
     }
     this.#onCall?.(answer.status);
-    return { ...answer, json: parseJsonOrUndefined(answer.text) };
+    return { status: answer.status, headers: answer.headers, text: answer.text, json: parseJsonOrUndefined(answer.text) };
+  }
+
+  /** Where `url` is dispatched, or null when it goes through `request` (see `send`); the last one is kept. */
+  #target(url: string): DispatchTarget | null {
+    if (url !== this.#lastUrl) {
+      this.#lastUrl = url;
+      this.#lastTarget = dispatchTargetOf(url);
+    }
+    return this.#lastTarget;
   }
 
   /** Closes the pool once, however often it is called; a delivery still in flight after a moment is cut. */
@@ -101,22 +114,29 @@ interface WireCall {
   body: string | null;
 }
 
+type DispatchTarget = ReturnType<typeof dispatchTarget>;
+
+/** Where a plain http(s) URL is dispatched; null for any other (no URL, credentials in it, another scheme). */
+function dispatchTargetOf(url: string): DispatchTarget | null {
+  const target = URL.canParse(url) ? new URL(url) : null;
+  if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:') || target.username || target.password) return null;
+  return dispatchTarget(target);
+}
+
 /**
  * One request and its answer (status, headers, the body as text, at most MAX_RESPONSE_BYTES: past
- * that the rest is dropped and the connection closed). A plain http(s) URL goes through the pool's
- * `dispatch` with the http package's `exchange`, which hands the body to a sink as undici parses
- * it, without the Readable `request` makes of every body and readBody's reading of it (about 35 →
- * 20 µs of CPU a request, a local micro-benchmark); any other URL through `request`, which reports
- * it as before.
+ * that the rest is dropped and the connection closed). A plain http(s) URL (`target`) goes through
+ * the pool's `dispatch` with the http package's `exchange`, which hands the body to a sink as
+ * undici parses it, without the Readable `request` makes of every body and readBody's reading of
+ * it (about 35 → 20 µs of CPU a request, a local micro-benchmark); any other URL through
+ * `request`, which reports it as before.
  */
-function send(agent: Agent, call: WireCall): Promise<Omit<JsonReply, 'json'>> {
-  const { url, method, headers, body } = call;
-  const target = URL.canParse(url) ? new URL(url) : null;
-  if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:') || target.username || target.password) {
-    return viaRequest(agent, call);
-  }
+function send(agent: Agent, call: WireCall, target: DispatchTarget | null): Promise<Omit<JsonReply, 'json'>> {
+  if (!target) return viaRequest(agent, call);
+  const { method, headers, body } = call;
   const request = {
-    ...dispatchTarget(target),
+    origin: target.origin,
+    path: target.path,
     method,
     headers,
     body,

@@ -15,6 +15,12 @@ import { parseRecordedJson } from './recorded-json.js';
 export const memoryMessageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string() });
 export type MemoryMessage = z.infer<typeof memoryMessageSchema>;
 const historySchema = z.array(memoryMessageSchema);
+/** `memoryMessageSchema` without zod's copy: a message the schema would return unchanged (nothing else in it). */
+const isMemoryMessage = (value: unknown): value is MemoryMessage => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { role, content } = value as Record<string, unknown>;
+  return (role === 'user' || role === 'assistant') && typeof content === 'string' && Object.keys(value).length === 2;
+};
 
 export const replySchema = z.object({ text: z.string(), model: z.string(), created: z.number() });
 export type Reply = z.infer<typeof replySchema>;
@@ -53,8 +59,11 @@ export class Exchange {
   async history(conversation: string): Promise<MemoryMessage[]> {
     const items = await this.redis.lrange(this.keys.memory(conversation), -this.memory.maxMessages, -1);
     if (items.length === 0) return [];
-    // One parse for the whole memory; entry by entry only when something in it is unreadable.
-    const all = historySchema.safeParse(parseRecordedJson(`[${items.join(',')}]`));
+    // One parse for the whole memory, taken as it is when every entry is a plain message (what the
+    // exchange script writes); else through the schema, and entry by entry only when something in it is unreadable.
+    const parsed = parseRecordedJson(`[${items.join(',')}]`);
+    if (Array.isArray(parsed) && parsed.every(isMemoryMessage)) return parsed;
+    const all = historySchema.safeParse(parsed);
     if (all.success) return all.data;
     return items.flatMap((item) => {
       const parsed = memoryMessageSchema.safeParse(parseRecordedJson(item));
@@ -97,19 +106,18 @@ export class Exchange {
     options: { remember?: boolean; memoryText?: string } = {},
   ): Promise<Reply> {
     const remember = options.remember ?? true;
-    const sent = JSON.stringify(reply);
     const recorded = await this.redis.sbExchangeRecord(
       this.queue.toKey(jobId),
       this.keys.memory(conversation),
-      sent,
+      JSON.stringify(reply),
       JSON.stringify({ role: 'user', content: prompt } satisfies MemoryMessage),
       JSON.stringify({ role: 'assistant', content: options.memoryText ?? reply.text } satisfies MemoryMessage),
       this.memory.maxMessages,
       this.memory.ttlSeconds,
       remember ? '1' : '0',
     );
-    // This run's reply was the one recorded (the script returns what it holds): nothing to read back.
-    if (recorded === sent) return { text: reply.text, model: reply.model, created: reply.created };
+    // This run's reply was the one recorded (the script says 1): nothing to read back.
+    if (recorded === 1) return { text: reply.text, model: reply.model, created: reply.created };
     return readReply(recorded) ?? reply;
   }
 

@@ -51,6 +51,8 @@ const dataSchema = z.record(z.string(), z.unknown());
 export class JobFeeds {
   #anyAskedAt = Number.NEGATIVE_INFINITY;
   #anyWatched: Promise<boolean> = Promise.resolve(false);
+  /** What the last answer said, once it came (until then the promise is the answer). */
+  #anyKnown: boolean | undefined = false;
 
   constructor(
     private readonly redis: HubRedis,
@@ -78,17 +80,23 @@ export class JobFeeds {
 
   /**
    * Whether any reader watches a feed of this shard, as Redis said at most `recheckMs` ago (one
-   * EXISTS per interval for every job of this process; an error counts as yes).
+   * EXISTS per interval for every job of this process; an error counts as yes): a boolean when
+   * that answer has come, the promise of it while it is on its way.
    */
-  anyWatched(): Promise<boolean> {
+  anyWatched(): boolean | Promise<boolean> {
     if (Date.now() - this.#anyAskedAt >= this.recheckMs) {
       this.#anyAskedAt = Date.now();
-      this.#anyWatched = this.redis.exists(this.keys.feedWatching()).then(
+      this.#anyKnown = undefined;
+      const asked = this.redis.exists(this.keys.feedWatching()).then(
         (n) => n === 1,
         () => true,
       );
+      this.#anyWatched = asked;
+      void asked.then((watched) => {
+        if (this.#anyWatched === asked) this.#anyKnown = watched;
+      });
     }
-    return this.#anyWatched;
+    return this.#anyKnown ?? this.#anyWatched;
   }
 
   /** The worker's writer of one job's feed (one per run). */
@@ -117,7 +125,8 @@ export class JobFeeds {
  * while some reader watches a feed of the shard) until a reader is found, then answers true for
  * the rest of the run without asking again (a reader that reconnects finds its events). A reply
  * whose updates and end come within `recheckMs` costs one EXISTS when readers are about, none
- * otherwise.
+ * otherwise. The answer is a boolean when it needs no Redis reply (most of the time: nobody reads
+ * any feed of the shard), so a live reply's update then costs no promise.
  */
 export class FeedWriter {
   #watched = false;
@@ -129,9 +138,15 @@ export class FeedWriter {
     private readonly recheckMs = WATCH_RECHECK_MS,
   ) {}
 
-  async watched(): Promise<boolean> {
+  watched(): boolean | Promise<boolean> {
     if (this.#watched || Date.now() - this.#askedAt < this.recheckMs) return this.#watched;
-    if (!(await this.feeds.anyWatched())) return false;
+    const any = this.feeds.anyWatched();
+    if (any === false) return false;
+    return this.#ask(any);
+  }
+
+  async #ask(any: true | Promise<boolean>): Promise<boolean> {
+    if (!(await any)) return false;
     this.#askedAt = Date.now();
     this.#watched = await this.feeds.watched(this.jobId);
     return this.#watched;

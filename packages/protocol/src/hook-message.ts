@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queuedMessageCheck } from './queued-message-check.js';
 
 /**
  * The hook-message contract: what a channel makes of an inbound request, and what is queued for
@@ -111,6 +112,8 @@ export const queuedMessageSchema = z.object({
 
 export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
 
+const isPlainQueuedMessage = queuedMessageCheck(HOOK_MESSAGE_VERSION) as (data: unknown) => data is QueuedMessage;
+
 /** The message of versions 1–3: a chat or a reset, no place, name or fixed reply. */
 const version3MessageSchema = inboundMessageSchema
   .omit({ fromName: true, place: true, addressed: true, reply: true, media: true })
@@ -152,6 +155,8 @@ export interface LegacyProgress {
  * version-1 job had already done. Null when the data is no hook message at all.
  */
 export function readQueuedMessage(data: unknown): { message: QueuedMessage; legacy: LegacyProgress | null } | null {
+  // The common message as it is (what the schema would return unchanged); the rest through the schema.
+  if (isPlainQueuedMessage(data)) return { message: data, legacy: null };
   const current = queuedMessageSchema.safeParse(data);
   if (current.success) return { message: current.data, legacy: null };
   const version3 = version3Schema.safeParse(data);

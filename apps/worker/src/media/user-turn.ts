@@ -41,9 +41,16 @@ interface TakeContext {
   signal: AbortSignal;
 }
 
+/** The turn of a message without files: its text, for the model and for memory; null when it carries files. */
+export function textTurn(job: MessageJob): ModelTurn | null {
+  const { text, media } = job.queued.message;
+  return media === undefined || media.length === 0 ? { content: text, memo: text } : null;
+}
+
 export async function userTurn(deps: WorkerDeps, job: MessageJob, signal: AbortSignal): Promise<UserTurn> {
+  const textOnly = textTurn(job);
+  if (textOnly) return textOnly;
   const { text, media = [] } = job.queued.message;
-  if (media.length === 0) return { content: text, memo: text };
   const context: TakeContext = { ...mediaSettings(job), signal };
   const taken: TakenFile[] = [];
   try {

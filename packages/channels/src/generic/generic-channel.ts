@@ -8,6 +8,14 @@ import { genericLive } from './generic-live.js';
 import { parseGenericRequest } from './parse-generic-request.js';
 import { verifyGenericToken } from './verify-generic-token.js';
 
+/** Names a hook's reply POST in errors: only the host (a receiver URL may carry its own secret in the path or query); the last one kept. */
+let lastLabel = { hook: '', url: '', label: '' };
+function replyLabel(hook: string, url: string): string {
+  if (lastLabel.hook !== hook || lastLabel.url !== url)
+    lastLabel = { hook, url, label: `Hook '${hook}': reply to ${new URL(url).host}` };
+  return lastLabel.label;
+}
+
 /**
  * The generic JSON hook: callers authenticate with the hook token and, when `replyUrl` is
  * configured, receive the reply as a POST `{id, hook, to, text, model, created}`; they may also
@@ -41,8 +49,7 @@ export const generic = defineChannel({
   /** POSTs the part to `replyUrl`; without one, replies are only read back through the API. */
   async deliver({ message, text, index, meta }, { hook, config, http }) {
     if (!config.replyUrl) return;
-    // Only the host: a receiver URL may carry its own secret in the path or query.
-    const label = `Hook '${hook}': reply to ${new URL(config.replyUrl).host}`;
+    const label = replyLabel(hook, config.replyUrl);
     const reply = await http.send({
       label,
       method: 'POST',

@@ -12,9 +12,16 @@ export function genericLive(context: LiveContext<unknown>): LiveReply {
   const feed = context.feed;
   let sent = '';
   let reset = context.rerun;
-  /** Appends the text not in the feed yet; false when nobody reads the feed (nothing written). */
-  const append = async (text: string): Promise<boolean> => {
-    if (!feed || !(await feed.watched())) return false;
+  /**
+   * Appends the text not in the feed yet; false when nobody reads the feed (nothing written) —
+   * at once, without a promise, when the feed knows that without asking Redis (the common case).
+   */
+  const append = (text: string): false | Promise<boolean> => {
+    const watched = feed ? feed.watched() : false;
+    return watched === false ? false : appendWatched(watched, text);
+  };
+  const appendWatched = async (watched: true | Promise<boolean>, text: string): Promise<boolean> => {
+    if (!feed || !(await watched)) return false;
     if (!text.startsWith(sent) || text.length === sent.length) return true;
     if (reset) {
       await feed.append('reset', {});
@@ -26,15 +33,22 @@ export function genericLive(context: LiveContext<unknown>): LiveReply {
   };
   return {
     thinking() {},
-    async update(text) {
-      await append(text);
+    update(text) {
+      const appended = append(text);
+      return appended === false ? NOTHING_WRITTEN : appended.then(() => {});
     },
     async finish(reply) {
       // The text that came after the last paced update: the deltas always add up to the reply.
-      if (await append(reply.text)) await feed?.append('done', { text: reply.text, model: reply.model, created: reply.created });
+      const appended = append(reply.text);
+      if (appended !== false && (await appended)) {
+        await feed?.append('done', { text: reply.text, model: reply.model, created: reply.created });
+      }
       if (context.delivered < 1) await context.deliver(reply.text, 0, reply);
       return 1;
     },
     close() {},
   };
 }
+
+/** An update that wrote nothing (nobody reads the feed): already over. */
+const NOTHING_WRITTEN: Promise<void> = Promise.resolve();

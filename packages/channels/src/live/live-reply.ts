@@ -55,8 +55,11 @@ export type FeedEvent = 'delta' | 'reset' | 'done' | 'error';
 
 /** Where a live reply is written for callers to read (a Redis Stream per job, see @switchboard/hub). */
 export interface JobFeed {
-  /** Whether a caller reads the feed: nothing is written before one does (true once, true for the run). */
-  watched(): Promise<boolean>;
+  /**
+   * Whether a caller reads the feed: nothing is written before one does (true once, true for the
+   * run). A boolean when known without asking Redis (most of the time), else its promise.
+   */
+  watched(): boolean | Promise<boolean>;
   append(event: FeedEvent, data: Record<string, unknown>): Promise<void>;
 }
 

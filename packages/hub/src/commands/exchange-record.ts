@@ -17,7 +17,8 @@ import { JOB_FIELDS } from '../keys.js';
  * ARGV[5] memory lifetime, seconds (refreshed)
  * ARGV[6] '1' to append to memory ('0': a job of an older release already did)
  *
- * Returns the recorded reply, JSON: this one, or the one recorded first.
+ * Returns 1 when this reply is the one recorded (the caller has it: not sent back), else the
+ * reply recorded first, JSON.
  */
 export const exchangeRecord = {
   name: 'sbExchangeRecord',
@@ -37,6 +38,6 @@ if ARGV[6] == '1' then
   if length > keep + math.max(2, math.ceil(keep / 2)) then redis.call('LTRIM', KEYS[2], -keep, -1) end
   redis.call('EXPIRE', KEYS[2], ARGV[5])
 end
-return ARGV[1]
+return 1
 `,
 } as const;

@@ -36,7 +36,7 @@ export interface HubCommands {
   sbOrderRelease(line: string, job: string, delayed: string, dedupe: string, ...args: Arg[]): Promise<string | null>;
   sbOrderMarkRetry(job: string, failed: string, ...args: Arg[]): Promise<number>;
   sbOrderRejoin(line: string, job: string, feed: string, ...args: Arg[]): Promise<number>;
-  sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string>;
+  sbExchangeRecord(job: string, memory: string, ...args: Arg[]): Promise<string | 1>;
   sbFeedAppend(feed: string, ...args: Arg[]): Promise<string>;
   sbTrimCompleted(completed: string, ...args: Arg[]): Promise<number>;
 }
