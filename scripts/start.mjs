@@ -3,7 +3,7 @@
 // SIGINT/SIGTERM go to both; this exits once they have exited. A second signal kills them at once.
 import { join } from 'node:path';
 import { ensureRedis } from './lib/redis.mjs';
-import { build, ensureInstalled, root, spawnNode } from './lib/run.mjs';
+import { buildIfStale, ensureInstalled, root, spawnNode } from './lib/run.mjs';
 
 /** @type {import('node:child_process').ChildProcess[]} */
 const children = [];
@@ -55,7 +55,7 @@ setInterval(() => {
 }, 250).unref();
 
 ensureInstalled();
-build();
+buildIfStale();
 if (stopping) finish();
 
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,41 @@ export function ensureInstalled({ toStderr = false } = {}) {
 /** Builds every workspace (Turborepo caches what did not change). */
 export function build({ toStderr = false } = {}) {
   run(bin('turbo'), ['run', 'build', '--output-logs=errors-only'], { env: { TURBO_TELEMETRY_DISABLED: '1' }, toStderr });
+}
+
+/**
+ * Builds only when a workspace's build is missing or older than its inputs (turbo.json's: `src/`,
+ * `package.json`, the tsconfig files). A cache hit is not free of side effects: Turborepo writes
+ * every output again from its cache, and a process loading a module in that moment finds it
+ * missing (`npm start` beside running apps, or beside the test suite, met ERR_MODULE_NOT_FOUND).
+ */
+export function buildIfStale(options) {
+  if (buildIsStale()) build(options);
+}
+
+function buildIsStale() {
+  for (const group of ['apps', 'packages']) {
+    for (const name of readdirSync(join(root, group))) {
+      const dir = join(root, group, name);
+      if (!existsSync(join(dir, 'tsconfig.build.json'))) continue;
+      const built = newestMtime(join(dir, 'dist'));
+      const inputs = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'].map((entry) =>
+        newestMtime(join(dir, entry)),
+      );
+      if (built === 0 || Math.max(...inputs) > built) return true;
+    }
+  }
+  return false;
+}
+
+/** The newest modification time under `path` (a file, or a directory walked whole); 0 when absent. */
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
 }
 
 export function tool(name, args, options) {

@@ -27,7 +27,7 @@ import { type SpawnedProcess, spawnNode } from './test-support/spawn-process.js'
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const startScript = `${root}scripts/start.mjs`;
 /**
- * Installing is skipped (node_modules is there) and the build is cached. A bound on a hang, not on
+ * Installing and building are skipped (node_modules is there, the build is up to date). A bound on a hang, not on
  * speed: the processes stop well within it on a quiet machine, and starting the two apps took
  * 15–30 s of wall on this 2-core machine under other work (load 14–20).
  */
