@@ -9,9 +9,10 @@ import { frontDoor } from './middleware/front-door.js';
 import { readJsonBody, wantsJsonBody } from './middleware/json-body.js';
 import { multipartBody } from './middleware/multipart-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { routeStep } from './middleware/route-step.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import { v1Metrics } from './middleware/v1-metrics.js';
-import type { PolicyMatch } from './route-policy.js';
+import { type PolicyMatch, ROUTES } from './route-policy.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminUsageRoutes } from './routes/admin-usage.js';
 import { audioTranscriptionsRoutes } from './routes/audio-transcriptions.js';
@@ -68,7 +69,7 @@ export function createApp(deps: AppDeps): Koa {
   );
   if (config.cors.origins.length) app.use(cors(config.cors.origins)); // left out when it has nothing to do
   app.use(policyStep(deps));
-  app.use(router.routes());
+  app.use(routeStep(router, ROUTES)); // a route without parameters straight from the policy's look-up
   app.use(router.allowedMethods());
   app.use((ctx) => {
     if (!ctx.matched?.length) throw notFound(`Invalid URL (${ctx.method} ${ctx.path}).`, 'unknown_url');

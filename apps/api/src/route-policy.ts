@@ -42,6 +42,11 @@ export interface RouteEntry extends RoutePolicy {
 /** A request's policy, and the route's parameters when a parametrised route matched. */
 export interface PolicyMatch extends RoutePolicy {
   params: Readonly<Record<string, string | string[]>>;
+  /**
+   * The route, as the table writes it (`POST /v1/chat/completions`), when one without parameters
+   * matched: the route step (middleware/route-step.ts) calls its handler without the router's search.
+   */
+  route?: string;
 }
 
 const facade = { guard: 'apiKey', rateLimit: 'client', body: 'json' } as const;
@@ -101,7 +106,8 @@ export const AREAS: readonly { paths: readonly string[]; policy: RoutePolicy }[]
 ];
 
 const NO_PARAMS: PolicyMatch['params'] = Object.freeze({});
-const matchOf = (policy: RoutePolicy): PolicyMatch => Object.freeze({ ...policy, params: NO_PARAMS });
+const matchOf = (policy: RoutePolicy, route?: string): PolicyMatch =>
+  Object.freeze(route === undefined ? { ...policy, params: NO_PARAMS } : { ...policy, params: NO_PARAMS, route });
 
 /**
  * Paths as the router compares them: case-insensitive, one trailing slash allowed (@koa/router's
@@ -118,7 +124,7 @@ const staticRoutes = new Map<string, PolicyMatch>();
 const parametrised = new Map<string, { method: string; match: ReturnType<typeof match>; policy: RoutePolicy }[]>();
 for (const { method, path, ...policy } of ROUTES) {
   if (!/[:*]/.test(path)) {
-    staticRoutes.set(`${method} ${withoutSlash(path.toLowerCase())}`, matchOf(policy));
+    staticRoutes.set(`${method} ${withoutSlash(path.toLowerCase())}`, matchOf(policy, `${method} ${path}`));
     continue;
   }
   const segment = firstSegment(path.toLowerCase());
