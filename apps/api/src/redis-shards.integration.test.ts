@@ -93,6 +93,7 @@ afterAll(async () => {
 /** Sends one message as a platform would: again (same Idempotency-Key) until it is accepted. */
 async function send(from: string, text: string): Promise<string> {
   const giveUpAt = Date.now() + SEND_TRIES_MS;
+  let last = '';
   for (;;) {
     try {
       const res = await fetch(`${url}/hooks/ops`, {
@@ -103,10 +104,12 @@ async function send(from: string, text: string): Promise<string> {
       });
       if (res.status === 202) return ((await res.json()) as { id: string }).id;
       if (res.status !== 503) throw new Error(`unexpected ${res.status}: ${await res.text()}`);
+      last = `503 ${await res.text()}`;
     } catch (err) {
+      last = String(err);
       if ((err as Error).message.startsWith('unexpected')) throw err;
     }
-    if (Date.now() > giveUpAt) throw new Error(`'${text}' was never accepted`);
+    if (Date.now() > giveUpAt) throw new Error(`'${text}' was never accepted (last: ${last})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
