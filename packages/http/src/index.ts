@@ -1,5 +1,4 @@
 export * from './body-queue.js';
-export * from './body-reader.js';
 export * from './deadline.js';
 export * from './exchange.js';
 export * from './pool.js';

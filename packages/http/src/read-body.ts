@@ -1,5 +1,12 @@
-import { ignore, prematureClose } from './body-reader.js';
 import { type DestroyableBody, IdleTimer } from './deadline.js';
+
+/** A listener for an error nobody waits for any more (undici fails a body destroyed before its end with 'aborted'). */
+const ignore = () => {};
+
+/** What a body closed with neither an end nor an error fails with, as a Readable's async iterator says. */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
 
 /** A body that went past the limit its reader set. */
 export class BodyTooLargeError extends Error {
