@@ -155,6 +155,27 @@ describe('API metrics after real traffic', () => {
     );
   });
 
+  it('shows a /v1 request as a series with exactly its labels, its duration in one bucket and every one above', async () => {
+    const labels = { route: '/v1/chat/completions', model: MODEL, provider: 'mock' };
+    const before = await scrape();
+    expect((await chat({})).status).toBe(200);
+    const after = await scrape();
+    const requests = after.samples.filter((s) => s.name === 'switchboard_v1_requests_total' && s.labels.model === MODEL);
+    expect(requests.map((s) => s.labels)).toContainEqual({ ...labels, status: '200' });
+    for (const sample of requests) expect(Object.keys(sample.labels).sort()).toEqual(['model', 'provider', 'route', 'status']);
+    // Each bucket's growth: 0 below the request's duration, 1 from its bucket up to +Inf (cumulative).
+    const bucket = 'switchboard_v1_request_duration_seconds_bucket';
+    const growth = after.samples
+      .filter((s) => s.name === bucket && s.labels.model === MODEL && s.labels.route === labels.route)
+      .map((s) => s.value - before.value(bucket, s.labels));
+    expect(growth.at(-1)).toBe(1);
+    expect(growth).toEqual([...growth].sort((a, b) => a - b));
+    expect(new Set(growth)).toEqual(new Set(growth[0] === 0 ? [0, 1] : [1]));
+    expect(after.value('switchboard_v1_request_duration_seconds_count', labels)).toBe(
+      after.value(bucket, { ...labels, le: '+Inf' }),
+    );
+  });
+
   it('counts a /v1 request spelled in capitals, which the router serves, under its route', async () => {
     const labels = { route: '/v1/chat/completions', model: MODEL, provider: 'mock', status: '200' };
     const before = await scrape();

@@ -1,4 +1,5 @@
 import type { Metrics } from './metrics.js';
+import type { CounterSeries } from './plain-counter.js';
 
 type Deployment = { id: string; provider: string };
 
@@ -9,7 +10,7 @@ type Deployment = { id: string; provider: string };
  */
 export function gatewayMetrics(metrics: Metrics) {
   const { tokens, upstreamErrors, upstreamRetries, fallbacks } = metrics;
-  const tokenCounters = new Map<string, { in: { inc(n: number): void }; out: { inc(n: number): void } }>();
+  const tokenCounters = new Map<string, { in: CounterSeries; out: CounterSeries }>();
   return {
     usage(deployment: Deployment, promptTokens: number, completionTokens: number) {
       let counters = tokenCounters.get(deployment.id);

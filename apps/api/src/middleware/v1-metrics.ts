@@ -1,14 +1,14 @@
-import type { Metrics } from '@switchboard/metrics';
+import type { CounterSeries, HistogramSeries, Metrics } from '@switchboard/metrics';
 import type { Gateway } from '@switchboard/providers';
 import type { Context } from 'koa';
 import { requestTimedOut } from '../request-timeouts.js';
 import { onResponseClose } from './request-context.js';
 
-/** The instruments of one route and model, bound to their labels once (prom-client children). */
+/** The instruments of one route and model, bound to their labels once (plain numbers, read at scrape time). */
 interface Series {
-  requests: Map<number, { inc(): void }>;
-  duration: { observe(seconds: number): void };
-  timeToFirstToken: { observe(seconds: number): void };
+  requests: Map<number, CounterSeries>;
+  duration: HistogramSeries;
+  timeToFirstToken: HistogramSeries;
   labels: { route: string; model: string; provider: string };
 }
 
