@@ -20,8 +20,8 @@ export function openSse(res: ServerResponse): void {
 }
 
 /** One frame: `event: <name>` first when named, then the data as one JSON line. */
-function frame(data: unknown, name?: string): string {
-  return `${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+function frame(json: string, name?: string): string {
+  return `${name ? `event: ${name}\n` : ''}data: ${json}\n\n`;
 }
 
 /**
@@ -46,6 +46,8 @@ export async function drained(res: ServerResponse): Promise<void> {
 export interface SseFormat<T> {
   /** The `event:` name of each event (Responses streams name them; chat chunks are unnamed). */
   name?: (event: T) => string;
+  /** An event's JSON: JSON.stringify's text (chat chunks: `chunkJson`, which may have it already). */
+  json?: (event: T) => string;
   /** Chat streams end with `data: [DONE]`; Responses streams just end. */
   done: boolean;
   /** The events that report `err` once the stream has begun (then the stream is closed). */
@@ -90,8 +92,9 @@ export async function sendEvents<T>(
     pending = '';
     if (!res.destroyed) res.end(text || undefined);
   };
+  const json = format.json ?? JSON.stringify;
   const queue = (event: T) => {
-    pending += frame(event, format.name?.(event));
+    pending += frame(json(event), format.name?.(event));
     if (!scheduled) {
       scheduled = true;
       process.nextTick(flush);

@@ -45,6 +45,13 @@ describe('the SSE decoder', () => {
     expect(await collect([': keep-alive\n', 'data: one\ndata: two\n\n'])).toEqual([{ event: null, data: 'one\ntwo' }]);
   });
 
+  it('reads a data field with or without its space, empty, or without a colon, as WHATWG says', async () => {
+    expect(await collect(['data:x\ndata:  y\ndata:\ndata\ndata: z\n\n', 'event: ping\n\n'])).toEqual([
+      { event: null, data: 'x\n y\n\n\nz' },
+      { event: 'ping', data: '' },
+    ]);
+  });
+
   it('accepts a lone CR as a line end', async () => {
     expect(await collect(['data: x\r\rdata: y\r\r'])).toEqual([
       { event: null, data: 'x' },

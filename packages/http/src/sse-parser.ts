@@ -13,7 +13,8 @@ export class SseDecoder {
   readonly #decoder = new TextDecoder();
   #buffer = '';
   #event: string | null = null;
-  #data: string[] = [];
+  /** The event's data lines so far, joined by `\n` (null before the first). */
+  #data: string | null = null;
   /** The `id` field read so far (WHATWG's "last event ID buffer"): it becomes `lastEventId` when its event is complete. */
   #id: string | undefined;
   /**
@@ -62,20 +63,29 @@ export class SseDecoder {
   #line(line: string, events: SseEvent[]): void {
     if (line === '') {
       this.lastEventId = this.#id;
-      if (this.#data.length === 0 && this.#event === null) return;
-      events.push({ event: this.#event, data: this.#data.join('\n') });
+      if (this.#data === null && this.#event === null) return;
+      events.push({ event: this.#event, data: this.#data ?? '' });
       this.#event = null;
-      this.#data = [];
+      this.#data = null;
       return;
     }
     if (line.charCodeAt(0) === 58 /* : */) return;
+    if (line.startsWith('data:')) {
+      // The usual line, read without slicing out its field name.
+      this.#addData(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      return;
+    }
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.#data.push(value);
+    if (field === 'data') this.#addData(value);
     else if (field === 'event') this.#event = value;
     else if (field === 'id' && !value.includes('\0')) this.#id = value;
     else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
+  }
+
+  #addData(value: string): void {
+    this.#data = this.#data === null ? value : `${this.#data}\n${value}`;
   }
 }

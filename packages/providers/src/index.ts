@@ -2,6 +2,7 @@ export * from './create-gateway.js';
 export * from './gateway.js';
 export type { DeploymentRef, GatewayObserver } from './gateway-observer.js';
 export type { ProviderHooks } from './http-provider.js';
+export { chunkJson } from './normalize-stream.js';
 export type {
   CallContext,
   Provider,

@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, Usage } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
-import { normalizeStream } from './normalize-stream.js';
+import { chunkJson, normalizeStream } from './normalize-stream.js';
 import type { ProviderChunk } from './provider.js';
 
 const head = { id: 'chatcmpl-1', model: 'p/m', created: 7 };
@@ -54,5 +54,32 @@ describe('normalizeStream', () => {
     const asked = await all(normalizeStream(batches(read()), { ...request, stream_options: { include_usage: true } }, head));
     expect(asked.flat().at(-1)).toMatchObject({ choices: [], usage });
     expect(heard).toEqual([usage]);
+  });
+
+  it('writes each chunk as JSON.stringify does, with the choices text a provider had when they pass on as they came', async () => {
+    const withText = (choices: ProviderChunk['choices']): ProviderChunk => ({ choices, choicesJson: JSON.stringify(choices) });
+    const out = (
+      await all(
+        normalizeStream(
+          batches(
+            // The first delta gains its role (its text no longer fits), the next pass on with theirs,
+            // a second choice starts without its text, and the end adds a finish_reason.
+            [withText([{ index: 0, delta: { content: 'a "b"\n' }, finish_reason: null }])],
+            [
+              withText([{ index: 0, delta: { content: '😀' }, logprobs: null, finish_reason: null }]),
+              { choices: [{ index: 1, delta: { role: 'assistant', content: 'c' }, finish_reason: null }] },
+            ],
+            [withText([{ index: 0, delta: {}, finish_reason: 'stop' }])],
+          ),
+          { ...request, stream_options: { include_usage: true } },
+          { id: 'chatcmpl-"2"', model: 'p/\u00e9', created: 8 },
+        ),
+      )
+    ).flat() as object[];
+    expect(out).toHaveLength(6);
+    for (const chunk of out) expect(chunkJson(chunk)).toBe(JSON.stringify(chunk));
+    const copy = { ...out[1]!, id: 'chatcmpl-other' }; // a restamped copy: its own JSON, not the chunk's text
+    expect(chunkJson(copy)).toBe(JSON.stringify(copy));
+    expect(chunkJson({ choices: [] })).toBe('{"choices":[]}');
   });
 });

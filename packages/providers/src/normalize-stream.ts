@@ -3,6 +3,44 @@ import type { ProviderChunk } from './provider.js';
 import { countPromptTokens, countText, makeUsage } from './usage.js';
 
 /**
+ * A chunk as `normalizeStream` makes it: its fields are what JSON.stringify writes (a private
+ * field is not, nor is it copied by a spread), and `#json` holds that text when the chunk was
+ * made from choices passed on as they came with their text (`ProviderChunk.choicesJson`).
+ */
+class StreamChunk {
+  [extra: string]: unknown;
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: ChunkChoice[];
+  readonly #json: string | undefined;
+
+  constructor(head: { id: string; model: string; created: number }, choices: ChunkChoice[], json?: string) {
+    this.id = head.id;
+    this.object = 'chat.completion.chunk';
+    this.created = head.created;
+    this.model = head.model;
+    this.choices = choices;
+    this.#json = json;
+  }
+
+  static json(chunk: object): string | undefined {
+    return #json in chunk ? (chunk as StreamChunk).#json : undefined;
+  }
+}
+
+/**
+ * A chunk as JSON: JSON.stringify's text, taken from the upstream's when `normalizeStream` made
+ * the chunk from choices it passed on as they came with their text (the same bytes, without
+ * parsing and writing the event again). A chunk is not changed once made; a copy (a spread) of
+ * it is written by JSON.stringify.
+ */
+export function chunkJson(chunk: object): string {
+  return StreamChunk.json(chunk) ?? JSON.stringify(chunk);
+}
+
+/**
  * Makes any provider's chunks a well-formed OpenAI stream: the first delta of each choice
  * carries `role`, every choice ends with a `finish_reason`, and with
  * `stream_options.include_usage` a last chunk holds `choices: []` and the usage. `onEnd` hears
@@ -24,13 +62,9 @@ export async function* normalizeStream(
   let usage: Usage | null = null;
   let text = ''; // kept only to count usage the upstream did not report
   const finalUsage = () => usage ?? makeUsage(countPromptTokens(request.messages), countText(text));
-  const chunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    choices,
-  });
+  const chunk = (choices: ChunkChoice[], json?: string): ChatCompletionChunk => new StreamChunk(head, choices, json);
+  // What JSON.stringify writes for `chunk(choices)` before the choices (the same four fields).
+  const jsonHead = JSON.stringify(chunk([])).slice(0, -3);
 
   // One generator, not a wrapper around an inner one: `yield*` would cost every chunk a second hop.
   try {
@@ -41,6 +75,7 @@ export async function* normalizeStream(
         const n = piece.choices.length;
         if (n === 0) continue;
         const choices: ChunkChoice[] = [];
+        let asTheyCame = true;
         for (let i = 0; i < n; i++) {
           const choice = piece.choices[i]!;
           const { delta } = choice;
@@ -50,10 +85,13 @@ export async function* normalizeStream(
           else {
             started.add(choice.index);
             // A first delta that names its role already (an OpenAI stream's first chunk) is passed on as it is.
-            choices.push(delta.role === undefined ? { ...choice, delta: { role: 'assistant', ...delta } } : choice);
+            if (delta.role === undefined) {
+              choices.push({ ...choice, delta: { role: 'assistant', ...delta } });
+              asTheyCame = false;
+            } else choices.push(choice);
           }
         }
-        out.push(chunk(choices));
+        out.push(chunk(choices, asTheyCame && piece.choicesJson !== undefined ? `${jsonHead}${piece.choicesJson}}` : undefined));
       }
       if (out.length) yield out;
     }

@@ -40,6 +40,11 @@ export interface ProviderCompletion {
 export interface ProviderChunk {
   choices: ChunkChoice[];
   usage?: Usage | null;
+  /**
+   * `choices` exactly as JSON.stringify writes them, when the provider has that text at hand (the
+   * OpenAI reader's common chunk): a chunk passing them on as they are is written with it.
+   */
+  choicesJson?: string;
 }
 
 /** One vector per input, in input order, as floats. */

@@ -181,6 +181,52 @@ describe('POST /v1/chat/completions through an OpenAI-compatible upstream', () =
     expect((upstream.requests.at(-1)!.json as { stream_options: unknown }).stream_options).toEqual({ include_usage: true });
   });
 
+  it('writes the same SSE bytes whether an upstream event is read by the common-chunk match or by JSON.parse', async () => {
+    const events = (model: string) => [
+      chunkBody(model, { role: 'assistant', content: '', refusal: null }),
+      chunkBody(model, { role: 'assistant', content: 'a "quote", a \\ ' }),
+      { ...chunkBody(model, { content: 'a line\n\t😀 é \u2028' }), service_tier: 'default', system_fingerprint: 'fp_1' },
+      chunkBody(model, { content: '\u0001' }),
+      chunkBody(model, {}, 'stop'),
+      { ...chunkBody(model, {}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+    ];
+    const streamed = async (spaced: boolean) => {
+      upstream.handle((req, res) => {
+        openSse(res);
+        for (const event of events((req.json as { model: string }).model)) {
+          const data = JSON.stringify(event);
+          writeSse(res, spaced ? `${data.slice(0, -1)} }` : data); // a space: JSON alike, but no common-chunk match
+        }
+        writeSse(res, '[DONE]');
+        res.end();
+      });
+      const res = await fetch(`${gateway.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'mock/gpt-4o-mini',
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      });
+      const text = await res.text();
+      const { id, created } = JSON.parse(text.slice(6, text.indexOf('\n'))) as { id: string; created: number };
+      return text.replaceAll(id, '<id>').replaceAll(`"created":${created},`, '"created":0,');
+    };
+    try {
+      const matched = await streamed(false);
+      expect(matched).toBe(await streamed(true));
+      const frames = matched.split('\n\n').filter(Boolean);
+      expect(frames).toHaveLength(7);
+      expect(frames[2]).toBe(
+        'data: {"id":"<id>","object":"chat.completion.chunk","created":0,"model":"mock/gpt-4o-mini","choices":[{"index":0,"delta":{"content":"a line\\n\\t😀 é \u2028"},"logprobs":null,"finish_reason":null}]}',
+      );
+    } finally {
+      upstream.handle((await import('@switchboard/testing')).defaultOpenAIHandler);
+    }
+  });
+
   it('delivers each chunk before the upstream has sent the next one (never buffered)', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => {

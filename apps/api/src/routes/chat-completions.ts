@@ -1,13 +1,21 @@
 import type Router from '@koa/router';
 import { chatCompletionRequestSchema, isPlainChatRequest, toErrorResponse } from '@switchboard/protocol';
+import { chunkJson } from '@switchboard/providers';
 import type { AppDeps } from '../deps.js';
 import { restampChunks, restampCompletion } from '../services/restamp.js';
 import { type V1CallDeps, v1Call } from '../services/v1-call.js';
 import type { SseFormat } from '../sse.js';
 import { parseBody, tooManyMessages } from './parse-body.js';
 
-/** Chat chunks: unnamed `data:` frames, `[DONE]` at the end, one `{"error":…}` frame on failure. */
-const CHAT_SSE: SseFormat<Record<string, unknown>> = { done: true, failure: (err) => [toErrorResponse(err).body] };
+/**
+ * Chat chunks: unnamed `data:` frames (a chunk's JSON as `chunkJson` has it), `[DONE]` at the end,
+ * one `{"error":…}` frame on failure.
+ */
+const CHAT_SSE: SseFormat<Record<string, unknown>> = {
+  json: chunkJson,
+  done: true,
+  failure: (err) => [toErrorResponse(err).body],
+};
 
 export function chatCompletionsRoutes(router: Router, deps: V1CallDeps & Pick<AppDeps, 'settings'>): void {
   router.post('/v1/chat/completions', async (ctx) => {

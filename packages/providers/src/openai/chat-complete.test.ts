@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromUpstreamEvent, fromUpstreamResponse, toUpstreamRequest } from './chat-complete.js';
+import { fromUpstreamEvent, fromUpstreamResponse, readPlainChunk, toUpstreamRequest } from './chat-complete.js';
 
 const event = (json: unknown) => ({ event: null, data: JSON.stringify(json) });
 
@@ -12,6 +13,7 @@ describe('fromUpstreamEvent', () => {
     expect(chunk).toEqual({
       choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: null, finish_reason: null }],
       usage: null,
+      choicesJson: '[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}]',
     });
   });
 
@@ -81,5 +83,76 @@ describe('toUpstreamRequest', () => {
     const body = toUpstreamRequest(request, 'up-model', true, true);
     expect(body).toEqual({ model: 'up-model', messages, stream: true, stream_options: { include_usage: true, other: 1 } });
     expect(request.stream_options.include_usage).toBe(false);
+  });
+});
+
+describe('readPlainChunk (the common chunk read without JSON.parse)', () => {
+  const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini' };
+  /** The same event with a space before its last brace: JSON alike, but read by JSON.parse. */
+  const spaced = (data: string) => ({ event: null, data: `${data.slice(0, -1)} }` });
+
+  it('gives the chunk JSON.parse gives, with the choices text JSON.stringify writes', () => {
+    const content = fc.oneof(fc.string(), fc.string({ unit: 'binary' })); // quotes, backslashes; control characters, lone surrogates
+    const delta = fc.oneof(
+      fc.constant({}),
+      fc.record({ content }),
+      fc.record({ role: fc.constant('assistant'), content }),
+      fc.record({ role: fc.constant('assistant'), content, refusal: fc.constant(null) }),
+      fc.record({ content, refusal: fc.constant(null) }),
+      fc.constant({ refusal: null }),
+    );
+    const extra = fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/), fc.oneof(fc.string(), fc.integer(), fc.constant(null)), {
+      maxKeys: 3,
+    });
+    fc.assert(
+      fc.property(delta, fc.constantFrom(null, 'stop', 'length'), fc.nat(3), extra, (d, finish, index, more) => {
+        const data = JSON.stringify({ ...head, ...more, choices: [{ index, delta: d, logprobs: null, finish_reason: finish }] });
+        const chunk = fromUpstreamEvent('up', { event: null, data });
+        const parsed = fromUpstreamEvent('up', spaced(data));
+        if (!chunk || chunk === 'done' || !parsed || parsed === 'done') throw new Error('no chunk');
+        expect(parsed.choicesJson).toBeUndefined();
+        expect({ ...chunk, choicesJson: undefined }).toStrictEqual({ ...parsed, choicesJson: undefined });
+        if (chunk.choicesJson !== undefined) expect(chunk.choicesJson).toBe(JSON.stringify(chunk.choices));
+      }),
+    );
+  });
+
+  it('takes the usual OpenAI chunks, escapes and all, and leaves any other text to JSON.parse', () => {
+    const plain = (choice: unknown, more = {}) => JSON.stringify({ ...head, ...more, choices: [choice] });
+    const usual = [
+      plain({ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }),
+      plain({ index: 0, delta: { content: 'a "quote", a \\ and\na line\t😀 é' }, logprobs: null, finish_reason: null }),
+      plain(
+        { index: 0, delta: {}, logprobs: null, finish_reason: 'stop' },
+        { service_tier: 'default', system_fingerprint: 'fp' },
+      ),
+    ];
+    for (const data of usual)
+      expect(readPlainChunk(data)?.choicesJson, data).toBe(data.slice(data.indexOf('"choices":') + 10, -1));
+    const first = plain({
+      index: 0,
+      delta: { role: 'assistant', content: '', refusal: null },
+      logprobs: null,
+      finish_reason: null,
+    });
+    expect(readPlainChunk(first)?.choicesJson).toBe(
+      '[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]',
+    );
+    const other = [
+      String.raw`{"choices":[{"index":0,"delta":{"content":"\u00e9"},"logprobs":null,"finish_reason":null}]}`, // an escape JSON.stringify would not write
+      String.raw`{"choices":[{"index":0,"delta":{"content":"a\/b"},"logprobs":null,"finish_reason":null}]}`,
+      `{"choices":[{"index":0,"delta":{"content":"\ud800"},"logprobs":null,"finish_reason":null}]}`, // a lone surrogate, which it escapes
+      '{"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":null}',
+      '{"error":{"message":"no"},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]}',
+      '{"id":"x","choices":[{"index":0,"delta":{"content":"x","refusal":"no"},"logprobs":null,"finish_reason":null}]}',
+      '{"id":"x","choices":[{"index":0,"delta":{,"refusal":null},"logprobs":null,"finish_reason":null}]}', // not JSON
+      '{"id":"x","choices":[{"index":99999999999999999999,"delta":{},"logprobs":null,"finish_reason":null}]}',
+      '{"id":"x\n","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]}', // not JSON
+      '{"id": "x","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]}',
+    ];
+    for (const data of other) expect(readPlainChunk(data), data).toBeNull();
+    expect(() => fromUpstreamEvent('up', { event: null, data: other[4]! })).toThrow(/failed mid-stream: no/);
+    expect(() => fromUpstreamEvent('up', { event: null, data: other[6]! })).toThrow(/not JSON/);
+    expect(() => fromUpstreamEvent('up', { event: null, data: other[8]! })).toThrow(/not JSON/);
   });
 });

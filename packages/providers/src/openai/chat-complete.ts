@@ -73,6 +73,49 @@ export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderCh
   const data = event.data.trim();
   if (data === '[DONE]') return 'done';
   if (data === '') return null;
+  return readPlainChunk(data) ?? readChunk(provider, data);
+}
+
+/** A JSON string as JSON.stringify writes it: no escape it would not make, no lone surrogate. */
+const CANONICAL_STRING = String.raw`"(?:[^"\\\x00-\x1f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff]|\\["\\bfnrt])*"`;
+/** A top-level field the reading ignores: a plain key (not `choices`, `usage` or `error`), a simple value. */
+const IGNORED_FIELD = String.raw`"(?!(?:choices|usage|error)")[A-Za-z_]+":(?:"[^"\\\x00-\x1f]*"|-?(?:0|[1-9]\d*)|null|true|false),`;
+/**
+ * The common chunk of an OpenAI stream, written without spaces: ignored fields (`id`, `model`…),
+ * then `choices` last, holding one choice `{"index":…,"delta":{…},"logprobs":null,"finish_reason":…}`
+ * whose delta is empty, `{"content":…}` or `{"role":"assistant","content":…}`, the last maybe
+ * with `"refusal":null` (the first chunk's), which the reading drops. Groups: the `choices` text
+ * up to the refusal and after it, the index, the role, the content, the refusal, the finish reason.
+ */
+const PLAIN_CHUNK = new RegExp(
+  String.raw`^\{(?:${IGNORED_FIELD})*"choices":(\[\{"index":(0|[1-9]\d{0,5}),"delta":\{(?:("role":"assistant",)?"content":(${CANONICAL_STRING}))?)(,"refusal":null)?(\},"logprobs":null,"finish_reason":(null|"[a-z_]+")\}\])\}$`,
+);
+
+/**
+ * The common chunk (PLAIN_CHUNK) read without JSON.parse: the chunk `readChunk` returns for it,
+ * built from the groups, with `choicesJson`, the event's own `choices` text — what JSON.stringify
+ * writes for those choices, since every string in it is written as JSON.stringify writes it.
+ * Null for anything else, which `readChunk` reads. (JSON.parse and the checks cost an event
+ * several times the match.)
+ */
+export function readPlainChunk(data: string): ProviderChunk | null {
+  const match = PLAIN_CHUNK.exec(data);
+  if (match === null) return null;
+  const [, before, index, role, content, refusal, after, finish] = match;
+  let delta: ChunkChoice['delta'];
+  if (content === undefined) {
+    if (refusal !== undefined) return null; // `{,"refusal":null}` is not JSON
+    delta = {};
+  } else {
+    const text = content.includes('\\') ? (JSON.parse(content) as string) : content.slice(1, -1);
+    delta = role === undefined ? { content: text } : { role: 'assistant', content: text };
+  }
+  const choice = { index: Number(index), delta, logprobs: null, finish_reason: finish === 'null' ? null : finish!.slice(1, -1) };
+  return { choices: [choice as ChunkChoice], usage: null, choicesJson: `${before}${after}` };
+}
+
+/** Any other event: parsed, an `error` object thrown, the shape checked. */
+function readChunk(provider: string, data: string): ProviderChunk {
   let json: unknown;
   try {
     json = JSON.parse(data);
