@@ -16,7 +16,7 @@ import { machineBusyMs, processCpuMs, treeCpuMs } from './cpu.mjs';
 import { benchConfig, nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { attributeLayers, layerTable } from './layer-costs.mjs';
-import { burst, measure, summarize } from './load.mjs';
+import { burst, measure, percentiles, summarize } from './load.mjs';
 import { COST_SCENARIOS, COST_SWITCHES, costReport, measureCost } from './observability-cost.mjs';
 import { cpuTable, floorGoals, floorTable, soakTable, ttfbTable } from './report.mjs';
 
@@ -156,8 +156,11 @@ async function main() {
           : await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe: probe });
         runs.get(scenario.id)[target.name].push(run);
         const p50 = [...run.latencies].sort((a, b) => a - b)[Math.floor(run.latencies.length / 2)] ?? Number.NaN;
+        // A burst's connections the kernel dropped (listen queue full) come a second late: say so.
+        const drops =
+          run.listenDrops == null ? '' : `, ${run.listenDrops} connections dropped by a full listen queue (machine-wide)`;
         process.stderr.write(
-          `${Math.round((run.latencies.length / run.elapsedMs) * 1000)} req/s, p50 ${p50.toFixed(2)} ms, ${run.errors} errors\n`,
+          `${Math.round((run.latencies.length / run.elapsedMs) * 1000)} req/s, p50 ${p50.toFixed(2)} ms, ${run.errors} errors${drops}\n`,
         );
       }
     }
@@ -165,6 +168,14 @@ async function main() {
   const rows = (mainMode === 'on' ? scenarios : []).map((scenario) => ({
     scenario,
     results: Object.fromEntries(targets.map((t) => [t.name, summarize(runs.get(scenario.id)[t.name])])),
+    // A burst's goal is read round by round (report.mjs), each round's p99 against its own direct.
+    ...(scenario.burst
+      ? {
+          ttfbP99ByRound: Object.fromEntries(
+            targets.map((t) => [t.name, runs.get(scenario.id)[t.name].map((run) => percentiles(run.ttfbs).p99)]),
+          ),
+        }
+      : {}),
   }));
 
   if (rows.length) {

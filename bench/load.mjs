@@ -1,5 +1,6 @@
 // The load generator: a fixed number of in-flight loops ("connections") over one undici
 // keep-alive Pool, bounded in time and in count, timing every request with hrtime.
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { REPLY_TEXT } from './fixture.mjs';
 
@@ -21,6 +22,8 @@ import { REPLY_TEXT } from './fixture.mjs';
  * @property {string | null} firstError what the first error was, to show when a row is flagged
  * @property {number} elapsedMs
  * @property {Record<string, number> | null} cpuMs CPU time each probed process spent in the window
+ * @property {number | null} [listenDrops] bursts only: connections refused by a full listen queue
+ *   meanwhile, machine-wide (null where /proc cannot tell)
  */
 
 /**
@@ -108,12 +111,33 @@ export async function burst(target, { streams, chunkMs, cpuProbe }) {
     await Promise.all(Array.from({ length: Math.min(50, streams) }, () => once(pool, request, true, newSamples())));
     const samples = newSamples();
     const cpuBefore = cpuProbe?.() ?? null;
+    const dropsBefore = listenDrops();
     const started = process.hrtime.bigint();
     await Promise.all(Array.from({ length: streams }, () => once(pool, request, true, samples)));
     const elapsedMs = Number(process.hrtime.bigint() - started) / NS_PER_MS;
-    return { ...samples, elapsedMs, cpuMs: cpuSince(cpuBefore, cpuProbe?.() ?? null) };
+    const dropsAfter = listenDrops();
+    const dropped = dropsBefore === null || dropsAfter === null ? null : dropsAfter - dropsBefore;
+    return { ...samples, elapsedMs, cpuMs: cpuSince(cpuBefore, cpuProbe?.() ?? null), listenDrops: dropped };
   } finally {
     await pool.close();
+  }
+}
+
+/**
+ * Connections the kernel refused so far because a listener's queue was full (TcpExt ListenDrops,
+ * the whole machine; Linux, else null). Each such client retries its SYN a second later, so a burst
+ * that drops any has a TTFB tail of a second or more that says nothing about the server's code.
+ */
+function listenDrops() {
+  try {
+    const [names, values] = readFileSync('/proc/net/netstat', 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('TcpExt:'))
+      .map((line) => line.split(/\s+/));
+    const at = names.indexOf('ListenDrops');
+    return at > 0 ? Number(values[at]) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -18,6 +18,11 @@ export const MAX_ADDED_P50_MULTIPLE = 1.5;
 /** With 1,000 slow streams at once, the gateway may add at most this to direct's TTFB p99 (ms). */
 export const MAX_SLOW_TTFB_ADDED_MS = 1000;
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const signedMs = (value) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : 'n/a');
 const rps = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
 
@@ -141,10 +146,18 @@ export function floorGoals(rows) {
   const slow = find('sse-1000-slow');
   if (slow) {
     const { direct, gateway } = slow.results;
-    const added = (gateway.ttfb?.p99 ?? Number.NaN) - (direct.ttfb?.p99 ?? Number.NaN);
+    const pooled = (gateway.ttfb?.p99 ?? Number.NaN) - (direct.ttfb?.p99 ?? Number.NaN);
+    const detail = `(${ms(gateway.ttfb?.p99)} vs ${ms(direct.ttfb?.p99)} ms)`;
+    // One burst's p99 is its 10th-slowest stream: a swing of the machine's load moves it by a
+    // second. Over several rounds the goal reads the median of each round's gateway − direct.
+    const rounds = (slow.ttfbP99ByRound?.gateway ?? []).map((p99, i) => p99 - slow.ttfbP99ByRound.direct[i]);
+    const added = rounds.length > 1 ? median(rounds) : pooled;
+    const how =
+      rounds.length > 1
+        ? `${signedMs(added)} ms, the median of ${rounds.length} rounds (${rounds.map((value) => signedMs(value)).join(', ')}; pooled ${signedMs(pooled)} ms ${detail})`
+        : `${signedMs(added)} ms ${detail}`;
     lines.push(
-      `${verdictOf(slow, added <= MAX_SLOW_TTFB_ADDED_MS)}  slow streams: gateway adds ≤ ${MAX_SLOW_TTFB_ADDED_MS} ms to direct's TTFB p99 with 1,000 at once: ` +
-        `${signedMs(added)} ms (${ms(gateway.ttfb?.p99)} vs ${ms(direct.ttfb?.p99)} ms)`,
+      `${verdictOf(slow, added <= MAX_SLOW_TTFB_ADDED_MS)}  slow streams: gateway adds ≤ ${MAX_SLOW_TTFB_ADDED_MS} ms to direct's TTFB p99 with 1,000 at once: ${how}`,
     );
   }
   for (const name of multi(rows)) {

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { chunkBody, type LocalServer, openSse, startOpenAIUpstream, writeSse } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +119,52 @@ describe('slow and stalled clients', () => {
     } finally {
       agent.destroy();
     }
+  });
+});
+
+/** The kernel's cap on a listen backlog (Linux); 0 where it cannot be read. */
+function somaxconn(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Opens `count` connections to `port` from another process while this one (the gateway's) is
+ * blocked, so none is accepted: only those the kernel queues for the listener connect, the SYNs
+ * of the rest are dropped. The child stops once all are connected, or 3 s after the last did.
+ */
+function connectWhileBlocked(port: number, count: number): number {
+  const child = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const net = require('node:net');
+      const sockets = [];
+      let connected = 0;
+      let timer;
+      const done = () => { process.stdout.write(String(connected)); for (const s of sockets) s.destroy(); process.exit(0); };
+      const wait = () => { clearTimeout(timer); timer = setTimeout(done, 3000); };
+      for (let i = 0; i < ${count}; i++) {
+        const socket = net.connect(${port}, '127.0.0.1', () => { connected++; if (connected === ${count}) done(); else wait(); });
+        socket.on('error', () => {});
+        sockets.push(socket);
+      }
+      wait();`,
+    ],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  return Number(child.stdout);
+}
+
+describe('a burst of connections', () => {
+  // Node's default backlog (511) dropped the SYNs past it: those clients retried a second later
+  // (then 3 s), which a burst of 1,000 streams saw as a second or more added to its time to first byte.
+  it.skipIf(somaxconn() < 1024)('queues 1,000 connections that arrive while the process is busy, dropping none', () => {
+    const port = Number(new URL(gateway.url).port);
+    expect(connectWhileBlocked(port, 1000)).toBe(1000);
   });
 });
 

@@ -16,6 +16,14 @@ export interface RunningServer {
   close(drainMs?: number): Promise<void>;
 }
 
+/**
+ * Connections the kernel may hold until the process accepts them (it clamps this to
+ * `net.core.somaxconn`). Node's default is 511: when a thousand clients connect at once (a burst
+ * of streams), the rest of their SYNs are dropped and each retried a whole second later (then 3 s),
+ * which was most of what such a burst added to the time to first byte (issue 23).
+ */
+export const LISTEN_BACKLOG = 4096;
+
 export async function startServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
   const { headersTimeoutMs, bodyTimeoutMs } = deps.settings.config.limits;
   const server = createServer(
@@ -56,7 +64,7 @@ export async function startServer(deps: AppDeps, port: number, host: string): Pr
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(port, host, LISTEN_BACKLOG, () => resolve());
   });
   deps.channelChecks.start();
   const address = server.address() as AddressInfo;
