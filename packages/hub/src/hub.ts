@@ -91,7 +91,7 @@ export class Hub implements HubShards {
 
   /**
    * Whether `replicaAcks` replicas have every write this process made to this shard's master so
-   * far (true when none are asked for). Bounded: at most `REPLICA_WAIT_MS`.
+   * far (true when none are asked for). Bounded: at most twice `REPLICA_WAIT_MS` (replicas.ts).
    */
   replicated(): Promise<boolean> {
     const wanted = this.options.replicaAcks ?? 0;

@@ -33,12 +33,30 @@ const hub = (replicaAcks: number) =>
     replicaAcks,
   });
 
+/** The primary's WAIT commands so far (INFO commandstats). */
+async function waitCalls(): Promise<number> {
+  return Number(/cmdstat_wait:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+}
+
 describe('replicaAcks', () => {
   it('says a message is not confirmed when no replica answers, and queues it all the same', async () => {
     const one = hub(1);
     const accepted = await acceptMessage(one, 'ops', chatMessage('kim', 'hi'));
     expect(accepted).toMatchObject({ duplicate: false, replicated: false });
     expect(await one.queue.getJobState(accepted.jobId)).toBe('waiting');
+    await one.close();
+  });
+
+  it('sends no WAIT while no replica is connected: accepts at once are not confirmed, and not held a second each', async () => {
+    const one = hub(1);
+    const before = await waitCalls();
+    const accepted = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => acceptMessage(one, 'ops', chatMessage(`many-${i}`, 'hi'))),
+    );
+    expect(accepted.map((a) => a.replicated)).toEqual(Array(20).fill(false));
+    for (const a of accepted) expect(await one.queue.getJobState(a.jobId)).toBe('waiting');
+    // A WAIT holds its connection until it times out: one each held every command a second each.
+    expect((await waitCalls()) - before).toBe(0);
     await one.close();
   });
 
@@ -51,6 +69,12 @@ describe('replicaAcks', () => {
     const accepted = await acceptMessage(one, 'ops', chatMessage('lee', 'hi'));
     expect(accepted).toMatchObject({ duplicate: false, replicated: true });
     expect(await replicaClient.hget(one.queue.toKey(accepted.jobId), 'name')).toBe('message');
+    // Accepts at once, sharing WAITs: each is confirmed, and each is on the replica.
+    const many = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => acceptMessage(one, 'ops', chatMessage(`lee-${i}`, 'hi'))),
+    );
+    expect(many.map((a) => a.replicated)).toEqual(Array(20).fill(true));
+    for (const a of many) expect(await replicaClient.hget(one.queue.toKey(a.jobId), 'name')).toBe('message');
     await one.close();
   });
 });

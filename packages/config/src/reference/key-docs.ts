@@ -334,7 +334,7 @@ export const CONFIG_DOCS: readonly KeyDoc[] = [
     keys: ['redis.replicaAcks'],
     default: '`0`',
     meaning:
-      "accepting a hook message waits (Redis `WAIT`, at most 1 s) until this many replicas of its master have it, so a master killed just after the platform's answer loses nothing; only with replicas (none answering: accepted after the second, with a warning); see [Shards](scaling.md#shards)",
+      "accepting a hook message waits (Redis `WAIT`, at most 1 s; accepts meanwhile share the next one) until this many replicas of its master have it, so a master killed just after the platform's answer loses nothing; none answering, or fewer connected (a master just promoted): accepted all the same, with a warning; see [Shards](scaling.md#shards)",
   },
   {
     keys: ['redis.shards'],
