@@ -27,8 +27,11 @@ type Connection = Pick<RedisClient, 'call'>;
 export async function waitForReplicas(redis: RedisClient, key: string, replicas: number): Promise<boolean> {
   const node = redis instanceof Cluster ? masterOf(redis, key) : redis;
   if (!node) return false;
-  const waits = shared.get(node) ?? new SharedWait(node);
-  shared.set(node, waits);
+  let waits = shared.get(node);
+  if (!waits) {
+    waits = new SharedWait(node);
+    shared.set(node, waits);
+  }
   try {
     return (await waits.next(replicas)) >= replicas;
   } catch {
@@ -46,7 +49,8 @@ const shared = new WeakMap<Connection, SharedWait>();
  * asking for the most replicas any of them wants.
  */
 class SharedWait {
-  #inFlight: Promise<unknown> | undefined;
+  /** Settles (never rejects) once the WAIT in flight has returned or failed, the connection free again. */
+  #inFlight: Promise<void> | undefined;
   #gathering: { replicas: number; answer: Promise<number> } | undefined;
 
   constructor(private readonly connection: Connection) {}
@@ -59,11 +63,7 @@ class SharedWait {
       return this.#gathering.answer;
     }
     const gathering: { replicas: number; answer: Promise<number> } = { replicas, answer: Promise.resolve(0) };
-    const settled = this.#inFlight.then(
-      () => {},
-      () => {},
-    );
-    gathering.answer = settled.then(() => {
+    gathering.answer = this.#inFlight.then(() => {
       this.#gathering = undefined;
       return this.#send(gathering.replicas);
     });
@@ -75,13 +75,17 @@ class SharedWait {
     const answer = replicasInReach(this.connection).then((inReach) =>
       inReach < replicas ? inReach : this.connection.call('WAIT', replicas, REPLICA_WAIT_MS).then(Number),
     );
-    const inFlight = answer.finally(() => {
-      if (this.#inFlight === inFlight) this.#inFlight = undefined;
-    });
+    // Rejections are the callers' (waitForReplicas catches them); this one only marks the end.
+    const inFlight: Promise<void> = answer.then(
+      () => this.#done(inFlight),
+      () => this.#done(inFlight),
+    );
     this.#inFlight = inFlight;
-    // Rejections are the callers' (waitForReplicas catches them); this copy only marks the end.
-    inFlight.catch(() => {});
     return answer;
+  }
+
+  #done(inFlight: Promise<void>): void {
+    if (this.#inFlight === inFlight) this.#inFlight = undefined;
   }
 }
 
