@@ -51,13 +51,18 @@ const chunk = (delta, finishReason = null, extra = {}) =>
     ...extra,
   })}\n\n`;
 
-// One write per event, as a real upstream sends them, but with no delay between them.
-const streamEvents = [
-  chunk({ role: 'assistant', content: '', refusal: null }),
-  ...REPLY_PIECES.map((text) => chunk({ content: text })),
-  chunk({}, 'stop'),
+// One write per event, as a real upstream sends them, but with no delay between them. A stream
+// that asks for usage (stream_options.include_usage) gets `"usage":null` on every chunk but the
+// last, which holds the usage (OpenAI's API reference, ChatCompletionStreamOptions: "All other
+// chunks will also include a usage field, but with a null value").
+const streamEventsOf = (extra) => [
+  chunk({ role: 'assistant', content: '', refusal: null }, null, extra),
+  ...REPLY_PIECES.map((text) => chunk({ content: text }, null, extra)),
+  chunk({}, 'stop', extra),
 ];
+const streamEvents = streamEventsOf({});
 const usageEvent = chunk({}, null, { choices: [], usage: USAGE });
+const streamEventsWithUsage = [...streamEventsOf({ usage: null }), usageEvent];
 const DONE = 'data: [DONE]\n\n';
 
 function sendError(res, status, message, type, code) {
@@ -100,7 +105,7 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    const events = [...streamEvents, ...(body.stream_options?.include_usage ? [usageEvent] : [])];
+    const events = body.stream_options?.include_usage ? streamEventsWithUsage : streamEvents;
     const chunkMs = Number(body.bench_chunk_ms) || 0;
     if (chunkMs > 0) return void writeSlowly(res, events, chunkMs);
     for (const event of events) res.write(event);

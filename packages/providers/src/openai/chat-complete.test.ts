@@ -142,7 +142,7 @@ describe('readPlainChunk (the common chunk read without JSON.parse)', () => {
       String.raw`{"choices":[{"index":0,"delta":{"content":"\u00e9"},"logprobs":null,"finish_reason":null}]}`, // an escape JSON.stringify would not write
       String.raw`{"choices":[{"index":0,"delta":{"content":"a\/b"},"logprobs":null,"finish_reason":null}]}`,
       `{"choices":[{"index":0,"delta":{"content":"\ud800"},"logprobs":null,"finish_reason":null}]}`, // a lone surrogate, which it escapes
-      '{"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":null}',
+      '{"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":1}}',
       '{"error":{"message":"no"},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]}',
       '{"id":"x","choices":[{"index":0,"delta":{"content":"x","refusal":"no"},"logprobs":null,"finish_reason":null}]}',
       '{"id":"x","choices":[{"index":0,"delta":{,"refusal":null},"logprobs":null,"finish_reason":null}]}', // not JSON
@@ -150,6 +150,16 @@ describe('readPlainChunk (the common chunk read without JSON.parse)', () => {
       '{"id":"x\n","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]}', // not JSON
       '{"id": "x","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]}',
     ];
+    // With stream_options.include_usage OpenAI sends `"usage":null` after the choices of every chunk but the last.
+    const withUsageNull = `${usual[1]!.slice(0, -1)},"usage":null}`;
+    expect(readPlainChunk(withUsageNull)).toStrictEqual(readPlainChunk(usual[1]!));
+    expect(fromUpstreamEvent('up', { event: null, data: withUsageNull })).toStrictEqual(
+      fromUpstreamEvent('up', { event: null, data: usual[1]! }),
+    );
+    expect({ ...(fromUpstreamEvent('up', spaced(withUsageNull)) as object), choicesJson: undefined }).toStrictEqual({
+      ...(readPlainChunk(withUsageNull) as object),
+      choicesJson: undefined,
+    });
     for (const data of other) expect(readPlainChunk(data), data).toBeNull();
     expect(() => fromUpstreamEvent('up', { event: null, data: other[4]! })).toThrow(/failed mid-stream: no/);
     expect(() => fromUpstreamEvent('up', { event: null, data: other[6]! })).toThrow(/not JSON/);

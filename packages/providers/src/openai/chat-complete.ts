@@ -84,11 +84,14 @@ const IGNORED_FIELD = String.raw`"(?!(?:choices|usage|error)")[A-Za-z_]+":(?:"[^
  * The common chunk of an OpenAI stream, written without spaces: ignored fields (`id`, `model`…),
  * then `choices` last, holding one choice `{"index":…,"delta":{…},"logprobs":null,"finish_reason":…}`
  * whose delta is empty, `{"content":…}` or `{"role":"assistant","content":…}`, the last maybe
- * with `"refusal":null` (the first chunk's), which the reading drops. Groups: the `choices` text
+ * with `"refusal":null` (the first chunk's), which the reading drops; then maybe `"usage":null`,
+ * which OpenAI puts on every chunk but the last when the stream asks for usage (`stream_options.
+ * include_usage`, as `streamUsage` does by default; the API reference's ChatCompletionStreamOptions:
+ * "All other chunks will also include a usage field, but with a null value"). Groups: the `choices` text
  * up to the refusal and after it, the index, the role, the content, the refusal, the finish reason.
  */
 const PLAIN_CHUNK = new RegExp(
-  String.raw`^\{(?:${IGNORED_FIELD})*"choices":(\[\{"index":(0|[1-9]\d{0,5}),"delta":\{(?:("role":"assistant",)?"content":(${CANONICAL_STRING}))?)(,"refusal":null)?(\},"logprobs":null,"finish_reason":(null|"[a-z_]+")\}\])\}$`,
+  String.raw`^\{(?:${IGNORED_FIELD})*"choices":(\[\{"index":(0|[1-9]\d{0,5}),"delta":\{(?:("role":"assistant",)?"content":(${CANONICAL_STRING}))?)(,"refusal":null)?(\},"logprobs":null,"finish_reason":(null|"[a-z_]+")\}\])(?:,"usage":null)?\}$`,
 );
 
 /**
