@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@switchboard/logger';
-import { isAbort } from '@switchboard/providers';
+import { type CancelSignal, isAbort } from '@switchboard/providers';
 
 /**
  * Server-Sent Events out: headers that stop proxies from buffering, one frame per event as soon
@@ -55,7 +55,7 @@ export interface SseFormat<T> {
 }
 
 export interface SendOptions<T> {
-  signal: AbortSignal;
+  signal: CancelSignal;
   requestId: string;
   logger: Logger;
   /** Sees each event as it is written (the response cache records them). */

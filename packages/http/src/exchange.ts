@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { CancelSignal } from './cancel-signal.js';
 
 /** An answer's status and headers (names in lower case), as undici parsed them. */
 export interface AnswerHead {
@@ -55,7 +56,7 @@ export interface ExchangeGuard {
   ms: number;
   timedOut: () => Error;
   /** Aborts the exchange with its reason. */
-  signal?: AbortSignal | undefined;
+  signal?: CancelSignal | undefined;
 }
 
 /**

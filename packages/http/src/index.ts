@@ -1,4 +1,5 @@
 export * from './body-queue.js';
+export * from './cancel-signal.js';
 export * from './deadline.js';
 export * from './exchange.js';
 export * from './pool.js';

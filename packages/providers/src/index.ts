@@ -1,3 +1,4 @@
+export { type CancelSignal, CancelSource, toAbortSignal } from '@switchboard/http';
 export * from './create-gateway.js';
 export * from './gateway.js';
 export type { DeploymentRef, GatewayObserver } from './gateway-observer.js';

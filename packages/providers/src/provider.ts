@@ -1,3 +1,4 @@
+import type { CancelSignal } from '@switchboard/http';
 import type {
   ChatCompletionChoice,
   ChatCompletionRequest,
@@ -10,8 +11,11 @@ import type {
 
 /** What every call to an upstream carries. */
 export interface CallContext {
-  /** Aborted when the client hangs up: the upstream request is cancelled at once. */
-  signal: AbortSignal;
+  /**
+   * Aborted when the client hangs up: the upstream request is cancelled at once. An AbortSignal,
+   * or the API's lighter `CancelSource` (`toAbortSignal` where a library needs an AbortSignal).
+   */
+  signal: CancelSignal;
   requestId: string;
   /**
    * At most this many retries on this call, below the provider's own `maxRetries`: the gateway

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '@switchboard/http';
 import { parseRetryAfter } from '@switchboard/protocol';
 
 /**
@@ -14,7 +15,7 @@ export function retryDelayMs(attempt: number, retryAfter: string | undefined, ma
 }
 
 /** Waits `ms`, or rejects at once with the signal's reason when the client hangs up. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: CancelSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -3,6 +3,7 @@ import {
   BodyQueue,
   type BodySink,
   bodyText,
+  type CancelSignal,
   classifyTransportFailure,
   type Exchange,
   exchange,
@@ -45,7 +46,7 @@ export interface PostOptions {
   pool: UpstreamPool;
   url: string;
   headers: Record<string, string>;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 export interface PostJsonOptions extends PostOptions {

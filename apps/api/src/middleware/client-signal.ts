@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { CancelSource } from '@switchboard/providers';
 import type { Context } from 'koa';
 import { onResponseClose } from './request-context.js';
 
@@ -14,6 +15,20 @@ export function clientSignal(ctx: Context): AbortSignal {
     if (!res.writableFinished) controller.abort(new DOMException('The client closed the connection.', 'AbortError'));
   });
   return controller.signal;
+}
+
+/**
+ * `clientSignal`'s cancellation for a /v1 call: the same moment and reason, on a `CancelSource`
+ * instead of an AbortController, which costs a request some 6 µs of CPU to make and listen on
+ * (see `CancelSource`). What takes only AbortSignals gets one from `toAbortSignal`.
+ */
+export function clientCancel(ctx: Context): CancelSource {
+  const source = new CancelSource();
+  const res = ctx.res;
+  onResponseClose(ctx, () => {
+    if (!res.writableFinished) source.cancel(new DOMException('The client closed the connection.', 'AbortError'));
+  });
+  return source;
 }
 
 /** True once the client has gone: its connection is closed and the response can never be sent. */

@@ -24,6 +24,7 @@ import {
   type Gateway,
   type RoutePlan,
   responseShell,
+  toAbortSignal,
   toChatRequest,
 } from '@switchboard/providers';
 import { ARGUMENTS_NOT_AN_OBJECT, asFunctionTool, type McpServers, type OfferedTool, toolArguments } from '@switchboard/tools';
@@ -172,6 +173,7 @@ export async function openMcpResponse(
   const usage = new UsageSum(call);
   const upstream = { signal: call.signal, requestId: call.requestId, onUsage: usage.add };
   const maxCalls = request.max_tool_calls ?? Number.POSITIVE_INFINITY;
+  let toolSignal: AbortSignal | undefined;
   let ran = 0;
   // Past its steps, or its calls with no function of the client's to call: asked on without tools.
   const choiceAt = (step: number): 'none' | undefined =>
@@ -219,7 +221,8 @@ export async function openMcpResponse(
           let content = `Error: not run: this response may make at most ${maxCalls} MCP tool calls (max_tool_calls).`;
           if (ran < maxCalls) {
             ran++;
-            content = yield* run(deps.tools, out, offered.get(item.name)!, item, call.signal);
+            toolSignal ??= toAbortSignal(call.signal); // the MCP client takes AbortSignals only
+            content = yield* run(deps.tools, out, offered.get(item.name)!, item, toolSignal);
           }
           results.push({ role: 'tool', tool_call_id: item.call_id, content });
         }

@@ -1,7 +1,7 @@
 import type { CallContext, ModelKind, RoutePlan } from '@switchboard/providers';
 import type { Context } from 'koa';
 import type { AppDeps } from '../deps.js';
-import { clientSignal } from '../middleware/client-signal.js';
+import { clientCancel } from '../middleware/client-signal.js';
 import { firstEventClock } from '../middleware/v1-metrics.js';
 import { replayEvents, type SendOptions, type SseFormat, sendEvents } from '../sse.js';
 import { meterRequest } from './metering.js';
@@ -65,7 +65,7 @@ export async function v1Call<E extends object>(ctx: Context, deps: V1CallDeps, s
   // Only a budget's reservation waits on Redis: awaiting anything else would cost a promise and a turn.
   const metered = opened instanceof Promise ? await opened : opened;
   try {
-    const call: CallContext = { signal: clientSignal(ctx), requestId: ctx.state.requestId as string, onUsage: metered.onUsage };
+    const call: CallContext = { signal: clientCancel(ctx), requestId: ctx.state.requestId as string, onUsage: metered.onUsage };
     // No cache, no await: awaiting undefined would still cost a promise and a turn per request.
     const cached =
       spec.endpoint === null || !deps.cache
