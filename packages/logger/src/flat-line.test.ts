@@ -55,6 +55,19 @@ describe('stringifyFlat', () => {
 });
 
 describe('isoTimestamp', () => {
+  it('is toISOString of any time, the second of the one before or not', () => {
+    const time = fc.integer({ min: -62_000_000_000_000, max: 253_402_300_799_999 }); // years 0001–9999
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 8 }), fc.nat(2_000), (times, step) => {
+        for (const now of times) {
+          expect(isoTimestamp(now)).toBe(new Date(now).toISOString());
+          expect(isoTimestamp(now + step)).toBe(new Date(now + step).toISOString());
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('is the ISO time of now', () => {
     const before = Date.now();
     const stamp = Date.parse(isoTimestamp());
