@@ -45,14 +45,17 @@ const env = process.env;
 // 0.65 to 1.10; docs/performance.md gives the spread of both readings.
 const DEFAULT_ROUNDS = 5;
 const DEFAULT_ROUND_SECONDS = 2;
+const DEFAULT_ROUND_WARMUP_SECONDS = 0.5;
 const seconds = numberFromEnv('BENCH_SECONDS', undefined, { positive: true });
+const warmupSeconds = numberFromEnv('BENCH_WARMUP_SECONDS', undefined);
 const options = {
   measureMs: (seconds ?? DEFAULT_ROUND_SECONDS) * 1000,
-  warmupMs: numberFromEnv('BENCH_WARMUP_SECONDS', 1) * 1000,
+  warmupMs: (warmupSeconds ?? DEFAULT_ROUND_WARMUP_SECONDS) * 1000,
   maxRequests: Math.round(numberFromEnv('BENCH_MAX_REQUESTS', 1_000_000, { positive: true })),
 };
-// The cost twins and the profiled gateways are measured in passes of 4 s unless BENCH_SECONDS says.
-const sectionOptions = { ...options, measureMs: (seconds ?? 4) * 1000 };
+// The cost twins and the profiled gateways: 1 s warm-up + 3 s measured unless BENCH_SECONDS and
+// BENCH_WARMUP_SECONDS say (a full `npm run bench` stays near 8 minutes).
+const sectionOptions = { ...options, warmupMs: (warmupSeconds ?? 1) * 1000, measureMs: (seconds ?? 3) * 1000 };
 const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', DEFAULT_ROUNDS)));
 // The 1,000 slow streams take about a minute a round across the targets: one round unless asked
 // (BENCH_SLOW_ROUNDS, else BENCH_ROUNDS when that is set).
@@ -71,6 +74,9 @@ const soakSeconds = numberFromEnv('BENCH_SOAK_SECONDS', 0);
 // The observability cost section (observability-cost.mjs): on (default), off, or only it.
 const costMode = ['on', 'off', 'only'].includes(env.BENCH_COST) ? env.BENCH_COST : 'on';
 const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 6)));
+// Load (not measured) each cost twin takes per scenario before its rounds: a fresh gateway needed
+// 5–6 s and more of load to reach its speed at load 7–8 (docs/performance.md, observability cost).
+const costPrimeMs = numberFromEnv('BENCH_COST_PRIME_SECONDS', 6) * 1000;
 const costIds = env.BENCH_COST_SCENARIOS?.split(',').map((id) => id.trim()) ?? COST_SCENARIOS;
 // The layer table (layer-costs.mjs): on (default), off, or only it.
 const layersMode = ['on', 'off', 'only'].includes(env.BENCH_LAYERS) ? env.BENCH_LAYERS : 'on';
@@ -205,13 +211,22 @@ async function main() {
     const compared = SCENARIOS.filter((s) => costIds.includes(s.id) && !s.burst);
     // The gateway's own CPU per request: what bounds its throughput, and steadier than req/s
     // when other processes share the cores.
-    costRows = await measureCost({ on, off }, compared, costRounds, (target, scenario) => {
-      const cpuProbe = () => {
-        const ms = processCpuMs(target.pid);
-        return ms === null ? null : { gateway: ms };
-      };
-      return measure(target, { ...sectionOptions, stream: scenario.stream, connections: scenario.connections, cpuProbe });
-    });
+    const load = (scenario) => ({ stream: scenario.stream, connections: scenario.connections });
+    costRows = await measureCost(
+      { on, off },
+      compared,
+      costRounds,
+      (target, scenario) => {
+        const cpuProbe = () => {
+          const ms = processCpuMs(target.pid);
+          return ms === null ? null : { gateway: ms };
+        };
+        return measure(target, { ...sectionOptions, ...load(scenario), cpuProbe });
+      },
+      costPrimeMs > 0
+        ? (target, scenario) => measure(target, { ...sectionOptions, ...load(scenario), warmupMs: 0, measureMs: costPrimeMs })
+        : undefined,
+    );
     console.log(`${costReport(costRows)}\n`);
   }
 
@@ -354,7 +369,7 @@ function header() {
     `# Switchboard gateway bench (${new Date().toISOString()})`,
     '',
     `- node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}; bench, upstream and gateway share these cores`,
-    `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS; cost and layers ${sectionOptions.measureMs / 1000} s), ` +
+    `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS; cost and layers ${sectionOptions.warmupMs / 1000} + ${sectionOptions.measureMs / 1000} s), ` +
       `one undici keep-alive Pool with one in-flight request per connection; ${rounds} round${rounds > 1 ? 's' : ''} (BENCH_ROUNDS` +
       `${slowRounds !== rounds ? `; slow streams ${slowRounds}, BENCH_SLOW_ROUNDS` : ''}), the order rotated each round with the Koa floor and the gateway back to back, ` +
       'which first alternating; the tables pool the rounds, the goals read the median of the rounds’ gateway ÷ Koa floor',
