@@ -16,9 +16,10 @@ import { machineBusyMs, processCpuMs, treeCpuMs } from './cpu.mjs';
 import { benchConfig, nodeArgsFromEnv, numberFromEnv, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { attributeLayers, layerTable } from './layer-costs.mjs';
-import { burst, measure, percentiles, summarize } from './load.mjs';
+import { burst, measure, summarize } from './load.mjs';
 import { COST_SCENARIOS, COST_SWITCHES, costReport, measureCost } from './observability-cost.mjs';
 import { cpuTable, floorGoals, floorTable, soakTable, ttfbTable } from './report.mjs';
+import { roundOrder } from './round-order.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const builtApi = join(here, '..', 'apps', 'api', 'dist', 'main.js');
@@ -38,12 +39,27 @@ const SCENARIOS = [
 ];
 
 const env = process.env;
+// The main table runs in rounds: in each, every target once, the gateway and the Koa floor back to
+// back (which goes first alternates), and the goals read the median of the rounds' gateway ÷ floor
+// (report.mjs). Between two runs minutes apart one 4 s pass per target moved gw/koa at json-32 from
+// 0.65 to 1.10; docs/performance.md gives the spread of both readings.
+const DEFAULT_ROUNDS = 5;
+const DEFAULT_ROUND_SECONDS = 2;
+const DEFAULT_ROUND_WARMUP_SECONDS = 0.5;
+const seconds = numberFromEnv('BENCH_SECONDS', undefined, { positive: true });
+const warmupSeconds = numberFromEnv('BENCH_WARMUP_SECONDS', undefined);
 const options = {
-  measureMs: numberFromEnv('BENCH_SECONDS', 4, { positive: true }) * 1000,
-  warmupMs: numberFromEnv('BENCH_WARMUP_SECONDS', 1) * 1000,
+  measureMs: (seconds ?? DEFAULT_ROUND_SECONDS) * 1000,
+  warmupMs: (warmupSeconds ?? DEFAULT_ROUND_WARMUP_SECONDS) * 1000,
   maxRequests: Math.round(numberFromEnv('BENCH_MAX_REQUESTS', 1_000_000, { positive: true })),
 };
-const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', 1)));
+// The cost twins and the profiled gateways: 1 s warm-up + 3 s measured unless BENCH_SECONDS and
+// BENCH_WARMUP_SECONDS say (a full `npm run bench` stays near 8 minutes).
+const sectionOptions = { ...options, warmupMs: (warmupSeconds ?? 1) * 1000, measureMs: (seconds ?? 3) * 1000 };
+const rounds = Math.max(1, Math.round(numberFromEnv('BENCH_ROUNDS', DEFAULT_ROUNDS)));
+// The 1,000 slow streams take about a minute a round across the targets: one round unless asked
+// (BENCH_SLOW_ROUNDS, else BENCH_ROUNDS when that is set).
+const slowRounds = Math.max(1, Math.round(numberFromEnv('BENCH_SLOW_ROUNDS', env.BENCH_ROUNDS ? rounds : 1)));
 // API_PROCESSES values to measure the gateway with; 1 is always measured.
 const processCounts = [
   ...new Set([
@@ -58,6 +74,9 @@ const soakSeconds = numberFromEnv('BENCH_SOAK_SECONDS', 0);
 // The observability cost section (observability-cost.mjs): on (default), off, or only it.
 const costMode = ['on', 'off', 'only'].includes(env.BENCH_COST) ? env.BENCH_COST : 'on';
 const costRounds = Math.max(1, Math.round(numberFromEnv('BENCH_COST_ROUNDS', 6)));
+// Load (not measured) each cost twin takes per scenario before its rounds: a fresh gateway needed
+// 5–6 s and more of load to reach its speed at load 7–8 (docs/performance.md, observability cost).
+const costPrimeMs = numberFromEnv('BENCH_COST_PRIME_SECONDS', 6) * 1000;
 const costIds = env.BENCH_COST_SCENARIOS?.split(',').map((id) => id.trim()) ?? COST_SCENARIOS;
 // The layer table (layer-costs.mjs): on (default), off, or only it.
 const layersMode = ['on', 'off', 'only'].includes(env.BENCH_LAYERS) ? env.BENCH_LAYERS : 'on';
@@ -144,12 +163,13 @@ async function main() {
 
   console.log(header());
   const runs = new Map(scenarios.map((scenario) => [scenario.id, Object.fromEntries(targets.map((t) => [t.name, []]))]));
-  for (let round = 1; round <= (mainMode === 'on' ? rounds : 0); round++) {
+  const lastRound = mainMode === 'on' ? Math.max(rounds, scenarios.some((s) => s.burst) ? slowRounds : 0) : 0;
+  for (let round = 1; round <= lastRound; round++) {
     for (const scenario of scenarios) {
-      // Rotate which target goes first each round, so a drift in machine load hits all alike.
-      const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]);
-      for (const target of order) {
-        process.stderr.write(`bench: ${rounds > 1 ? `round ${round}/${rounds} ` : ''}${scenario.id} → ${target.name} … `);
+      const of = scenario.burst ? slowRounds : rounds;
+      if (round > of) continue;
+      for (const target of roundOrder(targets, round)) {
+        process.stderr.write(`bench: ${of > 1 ? `round ${round}/${of} ` : ''}${scenario.id} → ${target.name} … `);
         const probe = cpuProbe(target);
         const run = scenario.burst
           ? await burst(target, { streams: scenario.connections, chunkMs: scenario.burst.chunkMs, cpuProbe: probe })
@@ -168,14 +188,9 @@ async function main() {
   const rows = (mainMode === 'on' ? scenarios : []).map((scenario) => ({
     scenario,
     results: Object.fromEntries(targets.map((t) => [t.name, summarize(runs.get(scenario.id)[t.name])])),
-    // A burst's goal is read round by round (report.mjs), each round's p99 against its own direct.
-    ...(scenario.burst
-      ? {
-          ttfbP99ByRound: Object.fromEntries(
-            targets.map((t) => [t.name, runs.get(scenario.id)[t.name].map((run) => percentiles(run.ttfbs).p99)]),
-          ),
-        }
-      : {}),
+    // The goals are read round by round (report.mjs): each round's gateway against its own Koa
+    // floor (and, for slow streams, its own direct).
+    rounds: Object.fromEntries(targets.map((t) => [t.name, runs.get(scenario.id)[t.name].map((run) => summarize([run]))])),
   }));
 
   if (rows.length) {
@@ -196,13 +211,22 @@ async function main() {
     const compared = SCENARIOS.filter((s) => costIds.includes(s.id) && !s.burst);
     // The gateway's own CPU per request: what bounds its throughput, and steadier than req/s
     // when other processes share the cores.
-    costRows = await measureCost({ on, off }, compared, costRounds, (target, scenario) => {
-      const cpuProbe = () => {
-        const ms = processCpuMs(target.pid);
-        return ms === null ? null : { gateway: ms };
-      };
-      return measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
-    });
+    const load = (scenario) => ({ stream: scenario.stream, connections: scenario.connections });
+    costRows = await measureCost(
+      { on, off },
+      compared,
+      costRounds,
+      (target, scenario) => {
+        const cpuProbe = () => {
+          const ms = processCpuMs(target.pid);
+          return ms === null ? null : { gateway: ms };
+        };
+        return measure(target, { ...sectionOptions, ...load(scenario), cpuProbe });
+      },
+      costPrimeMs > 0
+        ? (target, scenario) => measure(target, { ...sectionOptions, ...load(scenario), warmupMs: 0, measureMs: costPrimeMs })
+        : undefined,
+    );
     console.log(`${costReport(costRows)}\n`);
   }
 
@@ -281,7 +305,7 @@ async function measureLayers(scenario, start) {
     return ms === null ? null : { gateway: ms };
   };
   process.stderr.write(`bench: layers ${scenario.id} → profiled gateway … `);
-  const run = await measure(target, { ...options, stream: scenario.stream, connections: scenario.connections, cpuProbe });
+  const run = await measure(target, { ...sectionOptions, stream: scenario.stream, connections: scenario.connections, cpuProbe });
   process.stderr.write(`${Math.round((run.latencies.length / run.elapsedMs) * 1000)} req/s, ${run.errors} errors\n`);
   await target.child.stop();
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
@@ -345,8 +369,10 @@ function header() {
     `# Switchboard gateway bench (${new Date().toISOString()})`,
     '',
     `- node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}; bench, upstream and gateway share these cores`,
-    `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS), ` +
-      `one undici keep-alive Pool with one in-flight request per connection${rounds > 1 ? `; ${rounds} rounds (order rotated), pooled` : ''}`,
+    `- each run: ${options.warmupMs / 1000} s warm-up + ${options.measureMs / 1000} s measured (BENCH_SECONDS; cost and layers ${sectionOptions.warmupMs / 1000} + ${sectionOptions.measureMs / 1000} s), ` +
+      `one undici keep-alive Pool with one in-flight request per connection; ${rounds} round${rounds > 1 ? 's' : ''} (BENCH_ROUNDS` +
+      `${slowRounds !== rounds ? `; slow streams ${slowRounds}, BENCH_SLOW_ROUNDS` : ''}), the order rotated each round with the Koa floor and the gateway back to back, ` +
+      'which first alternating; the tables pool the rounds, the goals read the median of the rounds’ gateway ÷ Koa floor',
     `- gateway: LOG_LEVEL=${logLevel}, ${logging}${gatewayNodeArgs.length ? `, node ${gatewayNodeArgs.join(' ')}` : ''}`,
     `- direct = the stand-in upstream (answers at once); bare = bench/bare-proxy.mjs in front of it (the floor); koa = bench/koa-floor.mjs (the bare proxy's work under Koa, @koa/router and koa-body: the framework's floor); gateway = ${
       apiMain === builtApi ? '/v1 of apps/api' : relative(process.cwd(), apiMain)
