@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SseDecoder, type SseEvent } from './sse-parser.js';
 
@@ -78,5 +79,50 @@ describe('the SSE decoder', () => {
     expect(decoder.lastEventId).toBe('1');
     expect(decoder.push('"}\n\n')).toEqual([{ event: null, data: '{"half"}' }]);
     expect(decoder.lastEventId).toBe('2');
+  });
+
+  it('drops a BOM only at the very start of the stream, even split across pieces', () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const ascii = (text: string) => [...Buffer.from(text)];
+    const events = (...pieces: number[][]) => {
+      const decoder = new SseDecoder();
+      return [...pieces.flatMap((piece) => decoder.push(Uint8Array.from(piece))), ...decoder.end()];
+    };
+    expect(events([bom[0]!], [...bom.slice(1), ...ascii('data: a\n\n')])).toEqual([{ event: null, data: 'a' }]);
+    // After ASCII text, a BOM is a character of the data like any other.
+    expect(events(ascii('data: '), [...bom, ...ascii('a\n\n')])).toEqual([{ event: null, data: '\ufeffa' }]);
+  });
+
+  it('decodes any bytes, split anywhere, as one TextDecoder over the whole stream does', () => {
+    // One event's data of ASCII, multi-byte characters, BOMs, and invalid or cut-off sequences.
+    const byte = fc.oneof(
+      fc.constantFrom(...Buffer.from('ab :{}"')),
+      fc.constantFrom(0xef, 0xbb, 0xbf, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xff, 0x80),
+    );
+    const head = fc.constantFrom([], [0xef, 0xbb, 0xbf], [0xef, 0xbb]).map((bom) => [...bom, ...Buffer.from('data: ')]);
+    fc.assert(
+      fc.property(head, fc.array(byte, { maxLength: 40 }), fc.array(fc.nat(60), { maxLength: 8 }), (start, bytes, cuts) => {
+        const stream = Uint8Array.from([...start, ...bytes, ...Buffer.from('\n\n')]);
+        const whole = new SseDecoder();
+        const expected = [...whole.push(new TextDecoder().decode(stream)), ...whole.end()];
+        const decoder = new SseDecoder();
+        const got = [];
+        let from = 0;
+        for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
+          if (cut <= from || cut >= stream.length) continue;
+          got.push(...decoder.push(stream.subarray(from, cut)));
+          from = cut;
+        }
+        got.push(...decoder.push(Buffer.from(stream.subarray(from))), ...decoder.end());
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('keeps a character cut at the end of the stream as TextDecoder does (U+FFFD)', () => {
+    const decoder = new SseDecoder();
+    const events = [...decoder.push(Buffer.from('data: x')), ...decoder.push(Uint8Array.from([0xc3])), ...decoder.end()];
+    expect(events).toEqual([{ event: null, data: 'x\ufffd' }]);
   });
 });
