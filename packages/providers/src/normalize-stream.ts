@@ -63,8 +63,13 @@ export async function* normalizeStream(
   let text = ''; // kept only to count usage the upstream did not report
   const finalUsage = () => usage ?? makeUsage(countPromptTokens(request.messages), countText(text));
   const chunk = (choices: ChunkChoice[], json?: string): ChatCompletionChunk => new StreamChunk(head, choices, json);
-  // What JSON.stringify writes for `chunk(choices)` before the choices (the same four fields).
-  const jsonHead = JSON.stringify(chunk([])).slice(0, -3);
+  // What JSON.stringify writes for `chunk(choices)` before the choices (the same four fields, in
+  // that order), written from the head's values: not a StreamChunk made and written out per stream.
+  let jsonHead: string | undefined;
+  const withHead = (choicesJson: string) => {
+    jsonHead ??= `{"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"choices":`;
+    return `${jsonHead}${choicesJson}}`;
+  };
 
   // One generator, not a wrapper around an inner one: `yield*` would cost every chunk a second hop.
   try {
@@ -91,7 +96,7 @@ export async function* normalizeStream(
             } else choices.push(choice);
           }
         }
-        out.push(chunk(choices, asTheyCame && piece.choicesJson !== undefined ? `${jsonHead}${piece.choicesJson}}` : undefined));
+        out.push(chunk(choices, asTheyCame && piece.choicesJson !== undefined ? withHead(piece.choicesJson) : undefined));
       }
       if (out.length) yield out;
     }
