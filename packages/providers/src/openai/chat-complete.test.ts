@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromUpstreamEvent, fromUpstreamResponse, readPlainChunk, toUpstreamRequest } from './chat-complete.js';
+import { fromUpstreamEvent, fromUpstreamResponse, readPlainChunk, readUsageChunk, toUpstreamRequest } from './chat-complete.js';
 
 const event = (json: unknown) => ({ event: null, data: JSON.stringify(json) });
 
@@ -164,5 +164,62 @@ describe('readPlainChunk (the common chunk read without JSON.parse)', () => {
     expect(() => fromUpstreamEvent('up', { event: null, data: other[4]! })).toThrow(/failed mid-stream: no/);
     expect(() => fromUpstreamEvent('up', { event: null, data: other[6]! })).toThrow(/not JSON/);
     expect(() => fromUpstreamEvent('up', { event: null, data: other[8]! })).toThrow(/not JSON/);
+  });
+});
+
+describe('readUsageChunk (the usage chunk with only its usage parsed)', () => {
+  const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini' };
+  /** What fromUpstreamEvent makes of an event, or the message it throws. */
+  const outcome = (data: string) => {
+    try {
+      return { chunk: fromUpstreamEvent('up', { event: null, data }) };
+    } catch (err) {
+      return { thrown: (err as Error).message };
+    }
+  };
+
+  it('gives the chunk (or the error) JSON.parse gives, whatever the usage holds', () => {
+    const count = fc.oneof(fc.nat(), fc.constant(-1), fc.constant(1.5), fc.string(), fc.constant(null));
+    const usage = fc.oneof(
+      fc.record(
+        {
+          prompt_tokens: count,
+          completion_tokens: count,
+          total_tokens: count,
+          prompt_tokens_details: fc.record({ cached_tokens: fc.nat(), audio_tokens: fc.nat() }),
+          completion_tokens_details: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+        },
+        { requiredKeys: ['prompt_tokens', 'completion_tokens', 'total_tokens'] },
+      ),
+      fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }),
+    );
+    const key = fc.stringMatching(/^[a-z_]{1,12}$/).filter((k) => !['choices', 'usage', 'error'].includes(k));
+    const extra = fc.dictionary(key, fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxKeys: 3 });
+    fc.assert(
+      fc.property(usage, extra, (u, more) => {
+        const data = JSON.stringify({ ...head, ...more, choices: [], usage: u });
+        // A space before the last brace: JSON alike, but read by JSON.parse.
+        const parsed = outcome(`${data.slice(0, -1)} }`);
+        expect(outcome(data)).toStrictEqual(parsed);
+        expect(readUsageChunk(data) !== null, 'a chunk of the right shape takes the match').toBe('chunk' in parsed);
+      }),
+    );
+  });
+
+  it('leaves any other text to JSON.parse', () => {
+    const usage = '{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}';
+    const other = [
+      `{"id":"x","choices":[],"usage":${usage},"x":{"y":1}}`, // more after the usage: not one value
+      `{"id":"x","choices":[],"usage":${usage}}}`, // not JSON
+      `{"error":{"message":"no"},"choices":[],"usage":${usage}}`,
+      `{"id": "x","choices":[],"usage":${usage}}`,
+      `{"id":"x","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":${usage}}`,
+    ];
+    for (const data of other) expect(readUsageChunk(data), data).toBeNull();
+    expect(outcome(other[0]!)).toStrictEqual({
+      chunk: { choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } },
+    });
+    expect(outcome(other[1]!)).toStrictEqual({ thrown: "Upstream 'up' sent a stream event that is not JSON." });
+    expect(outcome(other[2]!)).toStrictEqual({ thrown: "Upstream 'up' failed mid-stream: no" });
   });
 });

@@ -73,7 +73,8 @@ export function fromUpstreamEvent(provider: string, event: SseEvent): ProviderCh
   const data = event.data.trim();
   if (data === '[DONE]') return 'done';
   if (data === '') return null;
-  return readPlainChunk(data) ?? readChunk(provider, data);
+  // A common chunk ends `]}` or `null}`, the usage chunk `}}`: each text tried by the match that can take it.
+  return (data.endsWith('}}') ? readUsageChunk(data) : readPlainChunk(data)) ?? readChunk(provider, data);
 }
 
 /** A JSON string as JSON.stringify writes it: no escape it would not make, no lone surrogate. */
@@ -115,6 +116,31 @@ export function readPlainChunk(data: string): ProviderChunk | null {
   }
   const choice = { index: Number(index), delta, logprobs: null, finish_reason: finish === 'null' ? null : finish!.slice(1, -1) };
   return { choices: [choice as ChunkChoice], usage: null, choicesJson: `${before}${after}` };
+}
+
+/**
+ * The usage chunk that ends a stream asking for usage: ignored fields (as PLAIN_CHUNK's), then
+ * `"choices":[]` and `"usage":` with the rest of the event but its closing brace. Group: that rest.
+ */
+const USAGE_CHUNK = new RegExp(String.raw`^\{(?:${IGNORED_FIELD})*"choices":\[\],"usage":(\{[^]*\})\}$`);
+
+/**
+ * The usage chunk (USAGE_CHUNK) with only its usage parsed: the chunk `readChunk` returns for it,
+ * since the fields before it are ones the reading drops and the chunk's shape check looks at
+ * `choices` and `usage` alone. Null for anything else, and for a rest that is not one JSON value
+ * (`{…},"x":1`): `readChunk` reads those.
+ */
+export function readUsageChunk(data: string): ProviderChunk | null {
+  const match = USAGE_CHUNK.exec(data);
+  if (match === null) return null;
+  let usage: unknown;
+  try {
+    usage = JSON.parse(match[1]!);
+  } catch {
+    return null;
+  }
+  const parsed = readUpstreamChunk({ choices: [], usage });
+  return parsed ? { choices: [], usage: parsed.usage ?? null } : null;
 }
 
 /** Any other event: parsed, an `error` object thrown, the shape checked. */
