@@ -18,7 +18,7 @@ import { benchConfig, scenariosFromArg, switchboardEnv } from './env.mjs';
 import { API_KEY } from './fixture.mjs';
 import { measure } from './load.mjs';
 import { COST_SWITCHES } from './observability-cost.mjs';
-import { markdownTable } from './report.mjs';
+import { markdownTable, median } from './report.mjs';
 
 const [roundsArg, scenarioArg, windowsArg, secondsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg ?? 6);
@@ -87,11 +87,6 @@ for (let round = 1; round <= rounds; round++) {
   }
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const at = (side, position, w, key) => median((samples[side][position]?.[w] ?? []).map((s) => s[key]));
 for (const position of ['fresh', 'first', 'second']) {
   console.log(

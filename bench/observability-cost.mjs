@@ -1,7 +1,7 @@
 // What observability costs on /v1: the same gateway started twice in one run, with everything on
 // and everything off, measured in ABBA order on the same scenarios, and the throughput ratio.
 import { summarize } from './load.mjs';
-import { markdownTable } from './report.mjs';
+import { markdownTable, median } from './report.mjs';
 
 /** The bound: with observability on, /v1 throughput may drop by at most this share. */
 export const MAX_COST_SHARE = 0.05;
@@ -64,12 +64,6 @@ export async function measureCost(targets, scenarios, rounds, run, prime) {
     });
   }
   return rows;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The table and one verdict line per scenario. */

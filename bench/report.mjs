@@ -21,7 +21,8 @@ export const MAX_ADDED_P50_MULTIPLE = 1.5;
 /** With 1,000 slow streams at once, the gateway may add at most this to direct's TTFB p99 (ms). */
 export const MAX_SLOW_TTFB_ADDED_MS = 1000;
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
-const median = (values) => {
+/** The median (the mean of the middle two for an even count). */
+export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;

@@ -25,6 +25,11 @@ class StreamChunk {
     this.#json = json;
   }
 
+  /** What JSON.stringify writes for a chunk of `head` before its choices' text: the fields above, in their order. */
+  static jsonHead(head: { id: string; model: string; created: number }): string {
+    return `{"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"choices":`;
+  }
+
   static json(chunk: object): string | undefined {
     return #json in chunk ? (chunk as StreamChunk).#json : undefined;
   }
@@ -63,11 +68,10 @@ export async function* normalizeStream(
   let text = ''; // kept only to count usage the upstream did not report
   const finalUsage = () => usage ?? makeUsage(countPromptTokens(request.messages), countText(text));
   const chunk = (choices: ChunkChoice[], json?: string): ChatCompletionChunk => new StreamChunk(head, choices, json);
-  // What JSON.stringify writes for `chunk(choices)` before the choices (the same four fields, in
-  // that order), written from the head's values: not a StreamChunk made and written out per stream.
+  // A chunk's text before its choices, made on first use: not a StreamChunk made and written out per stream.
   let jsonHead: string | undefined;
   const withHead = (choicesJson: string) => {
-    jsonHead ??= `{"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"choices":`;
+    jsonHead ??= StreamChunk.jsonHead(head);
     return `${jsonHead}${choicesJson}}`;
   };
 

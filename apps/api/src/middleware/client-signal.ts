@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { CancelSource } from '@switchboard/providers';
+import { CancelSource, toAbortSignal } from '@switchboard/providers';
 import type { Context } from 'koa';
 import { onResponseClose } from './request-context.js';
 
@@ -9,18 +9,13 @@ import { onResponseClose } from './request-context.js';
  * a cancellation, not as a failure of the upstream.
  */
 export function clientSignal(ctx: Context): AbortSignal {
-  const controller = new AbortController();
-  const res = ctx.res;
-  onResponseClose(ctx, () => {
-    if (!res.writableFinished) controller.abort(new DOMException('The client closed the connection.', 'AbortError'));
-  });
-  return controller.signal;
+  return toAbortSignal(clientCancel(ctx));
 }
 
 /**
- * `clientSignal`'s cancellation for a /v1 call: the same moment and reason, on a `CancelSource`
- * instead of an AbortController, which costs a request some 6 µs of CPU to make and listen on
- * (see `CancelSource`). What takes only AbortSignals gets one from `toAbortSignal`.
+ * The client's hang-up as a `CancelSource` (a /v1 call's: an AbortController would cost the request
+ * some 6 µs of CPU to make and listen on, see `CancelSource`), cancelled with an `AbortError` when
+ * the response closes before it was written in full. `clientSignal` is the same as an AbortSignal.
  */
 export function clientCancel(ctx: Context): CancelSource {
   const source = new CancelSource();
